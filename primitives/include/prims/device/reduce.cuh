@@ -1,0 +1,100 @@
+#pragma once
+// Device-wide reduce: prims::device::reduce, sum, min, max.
+//
+// Every function follows the two-phase temporary-storage protocol: call with temp == nullptr to learn
+// temp_bytes, allocate, call again to run. They launch on `stream`, never synchronize it, and return the first
+// CUDA error they meet. `op` must be associative and commutative (the order of combination is fixed for a
+// given device, so float results are bitwise the same run to run, but it is not left to right).
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <limits>
+
+#include "prims/block/reduce.cuh"
+#include "prims/device/detail/reduce_kernels.cuh"
+#include "prims/util/device_properties.cuh"
+#include "prims/util/error.cuh"
+#include "prims/util/ops.cuh"
+#include "prims/util/temp_storage.cuh"
+
+namespace prims::device {
+
+/// op(init, in[0] op in[1] op ... op in[n-1]) into *out, with the block algorithm chosen explicitly
+/// (the overload without it uses the fastest, WarpShuffle). n == 0 writes init.
+/// Example: `prims::device::reduce<prims::block::ReduceAlgorithm::SmemTree>(temp, bytes, in, out, n, prims::Sum{}, 0);`
+template <block::ReduceAlgorithm ALGORITHM, class T, class Op>
+cudaError_t reduce(void* temp, size_t& temp_bytes, const T* in, T* out, size_t n, Op op, T init,
+                   cudaStream_t stream = 0) {
+  using Policy = detail::ReducePolicy;
+  using Tile = detail::ReduceTile<Policy, T>;
+  const size_t head = std::min(n, prims::detail::elements_to_vector_alignment(in));
+  const size_t num_tiles = (n - head) / Tile::tile_items;
+  const bool single_block = num_tiles <= static_cast<size_t>(Policy::single_block_max_tiles);
+
+  size_t grid = 0;
+  if (!single_block) {
+    int multiprocessors = 0;
+    PRIMS_TRY(prims::detail::multiprocessor_count(multiprocessors));
+    grid = std::min(num_tiles, static_cast<size_t>(multiprocessors) * Policy::blocks_per_sm);
+  }
+  void* buffers[1];
+  PRIMS_TRY(prims::detail::carve_temp(temp, temp_bytes, {grid * sizeof(T)}, buffers));
+  if (temp == nullptr) {
+    return cudaSuccess;
+  }
+  T* partials = static_cast<T*>(buffers[0]);
+
+  const T* tiles = in + head;
+  detail::FinishWork<T> work{in, n, head, head + num_tiles * Tile::tile_items, tiles, 0, partials, 0};
+  if (single_block) {
+    work.num_tiles = num_tiles;
+  } else {
+    detail::reduce_tiles_kernel<Policy, ALGORITHM>
+        <<<static_cast<unsigned>(grid), Policy::block_threads, 0, stream>>>(tiles, num_tiles, partials, op);
+    PRIMS_TRY(cudaGetLastError());
+    work.num_partials = grid;
+  }
+  detail::reduce_finish_kernel<Policy, ALGORITHM><<<1, Policy::block_threads, 0, stream>>>(work, out, op, init);
+  return cudaGetLastError();
+}
+
+/// op(init, in[0] op ... op in[n-1]) into *out. n == 0 writes init.
+/// Example:
+///   size_t bytes = 0;
+///   prims::device::reduce(nullptr, bytes, d_in, d_out, n, prims::Max{}, INT_MIN);
+///   cudaMalloc(&temp, bytes);
+///   prims::device::reduce(temp, bytes, d_in, d_out, n, prims::Max{}, INT_MIN, stream);
+template <class T, class Op>
+cudaError_t reduce(void* temp, size_t& temp_bytes, const T* in, T* out, size_t n, Op op, T init,
+                   cudaStream_t stream = 0) {
+  return reduce<block::ReduceAlgorithm::WarpShuffle>(temp, temp_bytes, in, out, n, op, init, stream);
+}
+
+/// The sum of in[0..n) into *out (0 when n == 0).
+/// Example: `prims::device::sum(temp, bytes, d_in, d_out, n);`
+template <class T>
+cudaError_t sum(void* temp, size_t& temp_bytes, const T* in, T* out, size_t n, cudaStream_t stream = 0) {
+  return reduce(temp, temp_bytes, in, out, n, Sum{}, T(0), stream);
+}
+
+/// The smallest of in[0..n) into *out (the type's largest value, +inf for floats, when n == 0).
+/// Example: `prims::device::min(temp, bytes, d_in, d_out, n);`
+template <class T>
+cudaError_t min(void* temp, size_t& temp_bytes, const T* in, T* out, size_t n, cudaStream_t stream = 0) {
+  constexpr T identity =
+      std::numeric_limits<T>::has_infinity ? std::numeric_limits<T>::infinity() : std::numeric_limits<T>::max();
+  return reduce(temp, temp_bytes, in, out, n, Min{}, identity, stream);
+}
+
+/// The largest of in[0..n) into *out (the type's lowest value, -inf for floats, when n == 0).
+/// Example: `prims::device::max(temp, bytes, d_in, d_out, n);`
+template <class T>
+cudaError_t max(void* temp, size_t& temp_bytes, const T* in, T* out, size_t n, cudaStream_t stream = 0) {
+  constexpr T identity =
+      std::numeric_limits<T>::has_infinity ? -std::numeric_limits<T>::infinity() : std::numeric_limits<T>::lowest();
+  return reduce(temp, temp_bytes, in, out, n, Max{}, identity, stream);
+}
+
+}  // namespace prims::device

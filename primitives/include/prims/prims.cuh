@@ -1,0 +1,8 @@
+#pragma once
+// prims: GPU primitives built in layers on reduction. This header brings in every public layer.
+
+#include "prims/util/error.cuh"
+#include "prims/util/ops.cuh"
+#include "prims/warp/reduce.cuh"
+#include "prims/block/reduce.cuh"
+#include "prims/device/reduce.cuh"
