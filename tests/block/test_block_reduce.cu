@@ -1,0 +1,72 @@
+// Block reduce: both algorithms, several block sizes and types, against a CPU reference.
+#include <cmath>
+
+#include "gpu_test.cuh"
+#include "prims/block/reduce.cuh"
+#include "prims/util/ops.cuh"
+
+namespace {
+
+using prims::block::ReduceAlgorithm;
+
+template <class T, int THREADS, ReduceAlgorithm ALGORITHM, class Op>
+__global__ void block_reduce_kernel(const T* in, T* out, Op op) {
+  using BlockReduce = prims::block::Reduce<T, THREADS, ALGORITHM>;
+  __shared__ typename BlockReduce::TempStorage storage;
+  const T value = in[blockIdx.x * THREADS + threadIdx.x];
+  T total = BlockReduce(storage).reduce(value, op);
+  __syncthreads();
+  // A second use of the same storage after a barrier gives the same total.
+  const T again = BlockReduce(storage).reduce(value, op);
+  if (threadIdx.x == 0) {
+    out[blockIdx.x] = total == again ? total : T(-12345);
+  }
+}
+
+template <class T, int THREADS, ReduceAlgorithm ALGORITHM, class Op>
+void check_block_reduce(Op op, uint64_t seed) {
+  constexpr int blocks = 5;
+  const std::vector<T> host = prims::test::random_values<T>(blocks * THREADS, seed);
+  prims::DeviceBuffer<T> in(host.size()), out(blocks);
+  in.upload(host);
+  out.fill_bytes(0xAB);
+  block_reduce_kernel<T, THREADS, ALGORITHM><<<blocks, THREADS>>>(in.data(), out.data(), op);
+  ASSERT_EQ(cudaSuccess, cudaGetLastError());
+  ASSERT_EQ(cudaSuccess, cudaDeviceSynchronize());
+  const auto totals = out.download();
+  for (int b = 0; b < blocks; ++b) {
+    double expected = host[b * THREADS];
+    for (int i = 1; i < THREADS; ++i) expected = op(expected, static_cast<double>(host[b * THREADS + i]));
+    if constexpr (std::is_floating_point_v<T>) {
+      EXPECT_NEAR(totals[b], expected, 1e-4 * THREADS) << "block " << b;
+    } else {
+      EXPECT_EQ(totals[b], static_cast<T>(expected)) << "block " << b;
+    }
+  }
+}
+
+template <ReduceAlgorithm ALGORITHM>
+void check_algorithm() {
+  check_block_reduce<int, 64, ALGORITHM>(prims::Sum{}, 10);
+  check_block_reduce<int, 128, ALGORITHM>(prims::Max{}, 11);
+  check_block_reduce<unsigned, 256, ALGORITHM>(prims::Sum{}, 12);
+  check_block_reduce<long long, 512, ALGORITHM>(prims::Min{}, 13);
+  check_block_reduce<float, 1024, ALGORITHM>(prims::Sum{}, 14);
+  check_block_reduce<double, 256, ALGORITHM>(prims::Sum{}, 15);
+}
+
+TEST(BlockReduce, SmemTree) {
+  PRIMS_REQUIRE_GPU();
+  check_algorithm<ReduceAlgorithm::SmemTree>();
+}
+
+TEST(BlockReduce, WarpShuffle) {
+  PRIMS_REQUIRE_GPU();
+  check_algorithm<ReduceAlgorithm::WarpShuffle>();
+  // Whole warps that are not a power of two.
+  check_block_reduce<int, 96, ReduceAlgorithm::WarpShuffle>(prims::Sum{}, 16);
+  check_block_reduce<int, 32, ReduceAlgorithm::WarpShuffle>(prims::Sum{}, 17);
+  check_block_reduce<double, 992, ReduceAlgorithm::WarpShuffle>(prims::Max{}, 18);
+}
+
+}  // namespace
