@@ -53,7 +53,7 @@ if wants bench; then
   for bench in ${BENCHES:-bench_reduce bench_scan bench_sort}; do
     [ -x "$BUILD/bench/$bench" ] || { note "$bench: not built"; continue; }
     # shellcheck disable=SC2086
-    "$BUILD/bench/$bench" --json "$OUT/$bench.json" ${BENCH_ARGS:-} 2>&1 | tee "$OUT/$bench.log" || status=1
+    "$BUILD/bench/$bench" --json "$OUT/$bench.json" ${BENCH_ARGS:-} 2>&1 | tee -a "$OUT/bench.log" || status=1
   done
 fi
 
