@@ -1,0 +1,63 @@
+#!/usr/bin/env python3
+"""Turns bench JSON files into PNG plots: throughput (GB/s, or G items/s for sorts) against size, one panel per
+(bench, type, variant), one line per contender.
+
+    python3 bench/plot.py bench/results/*.json -o bench/results/plot.png
+"""
+import argparse
+import json
+import math
+from collections import defaultdict
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+
+def load(paths):
+    panels = defaultdict(lambda: defaultdict(list))
+    device = ""
+    for path in paths:
+        with open(path) as f:
+            data = json.load(f)
+        device = data.get("device", device)
+        for r in data["results"]:
+            key = (r["bench"], r["type"], r["variant"])
+            for contender, ms in r["median_ms"].items():
+                if r["bytes_per_item"] > 0:
+                    value = r["bytes_per_item"] * r["n"] / (ms * 1e6)
+                else:
+                    value = r["n"] / (ms * 1e6)
+                panels[key][contender].append((r["n"], value))
+    return device, panels
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("json", nargs="+")
+    parser.add_argument("-o", "--output", required=True)
+    args = parser.parse_args()
+    device, panels = load(args.json)
+    columns = min(4, len(panels))
+    rows = math.ceil(len(panels) / columns)
+    fig, axes = plt.subplots(rows, columns, figsize=(4.2 * columns, 3.2 * rows), squeeze=False)
+    for ax, (key, contenders) in zip(axes.flat, sorted(panels.items())):
+        for contender, points in sorted(contenders.items()):
+            points.sort()
+            ax.plot([math.log2(n) for n, _ in points], [v for _, v in points], marker="o", ms=3, label=contender)
+        ax.set_title(" ".join(k for k in key if k and k != "-"), fontsize=9)
+        ax.set_xlabel("log2(n)")
+        unit = "G items/s" if key[0].startswith("sort") else "GB/s"
+        ax.set_ylabel(unit)
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=7)
+    for ax in list(axes.flat)[len(panels):]:
+        ax.axis("off")
+    fig.suptitle(f"prims vs Thrust and CUB on {device}", fontsize=11)
+    fig.tight_layout()
+    fig.savefig(args.output, dpi=110)
+
+
+if __name__ == "__main__":
+    main()
