@@ -25,10 +25,10 @@ def load(paths):
         for r in data["results"]:
             key = (r["bench"], r["type"], r["variant"])
             for contender, ms in r["median_ms"].items():
-                if r["bytes_per_item"] > 0:
-                    value = r["bytes_per_item"] * r["n"] / (ms * 1e6)
-                else:
+                if r["bench"].startswith("sort"):
                     value = r["n"] / (ms * 1e6)
+                else:
+                    value = r["bytes_per_item"] * r["n"] / (ms * 1e6)
                 panels[key][contender].append((r["n"], value))
     return device, panels
 
