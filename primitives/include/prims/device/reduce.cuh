@@ -17,18 +17,18 @@
 #include "prims/util/device_properties.cuh"
 #include "prims/util/error.cuh"
 #include "prims/util/ops.cuh"
+#include "prims/util/launch.cuh"
 #include "prims/util/temp_storage.cuh"
 
 namespace prims::device {
 
-/// op(init, in[0] op in[1] op ... op in[n-1]) into *out, with the block algorithm chosen explicitly
-/// (the overload without it uses the fastest, WarpShuffle). n == 0 writes init.
-/// Example: `prims::device::reduce<prims::block::ReduceAlgorithm::SmemTree>(temp, bytes, in, out, n, prims::Sum{}, 0);`
-template <block::ReduceAlgorithm ALGORITHM, class T, class Op>
-cudaError_t reduce(void* temp, size_t& temp_bytes, const T* in, T* out, size_t n, Op op, T init,
-                   cudaStream_t stream = 0) {
-  using Policy = detail::ReducePolicy;
-  using Tile = detail::ReduceTile<Policy, T>;
+namespace detail {
+
+/// The reduce with its tuning policy and block algorithm given: what the public overloads call.
+template <class Policy, block::ReduceAlgorithm ALGORITHM, class T, class Op>
+cudaError_t dispatch_reduce(void* temp, size_t& temp_bytes, const T* in, T* out, size_t n, Op op, T init,
+                            cudaStream_t stream) {
+  using Tile = ReduceTile<Policy, T>;
   const size_t head = std::min(n, prims::detail::elements_to_vector_alignment(in));
   const size_t num_tiles = (n - head) / Tile::tile_items;
   const bool single_block = num_tiles <= static_cast<size_t>(Policy::single_block_max_tiles);
@@ -47,17 +47,27 @@ cudaError_t reduce(void* temp, size_t& temp_bytes, const T* in, T* out, size_t n
   T* partials = static_cast<T*>(buffers[0]);
 
   const T* tiles = in + head;
-  detail::FinishWork<T> work{in, n, head, head + num_tiles * Tile::tile_items, tiles, 0, partials, 0};
+  FinishWork<T> work{in, n, head, head + num_tiles * Tile::tile_items, tiles, 0, partials, 0};
   if (single_block) {
     work.num_tiles = num_tiles;
   } else {
-    detail::reduce_tiles_kernel<Policy, ALGORITHM>
-        <<<static_cast<unsigned>(grid), Policy::block_threads, 0, stream>>>(tiles, num_tiles, partials, op);
-    PRIMS_TRY(cudaGetLastError());
+    PRIMS_TRY(prims::detail::launch(reduce_tiles_kernel<Policy, ALGORITHM, T, Op>, static_cast<unsigned>(grid),
+                                    Policy::block_threads, 0, stream, tiles, num_tiles, partials, op));
     work.num_partials = grid;
   }
-  detail::reduce_finish_kernel<Policy, ALGORITHM><<<1, Policy::block_threads, 0, stream>>>(work, out, op, init);
-  return cudaGetLastError();
+  return prims::detail::launch(reduce_finish_kernel<Policy, ALGORITHM, T, Op>, 1, Policy::block_threads, 0, stream,
+                               work, out, op, init);
+}
+
+}  // namespace detail
+
+/// op(init, in[0] op in[1] op ... op in[n-1]) into *out, with the block algorithm chosen explicitly
+/// (the overload without it uses the fastest, WarpShuffle). n == 0 writes init.
+/// Example: `prims::device::reduce<prims::block::ReduceAlgorithm::SmemTree>(temp, bytes, in, out, n, prims::Sum{}, 0);`
+template <block::ReduceAlgorithm ALGORITHM, class T, class Op>
+cudaError_t reduce(void* temp, size_t& temp_bytes, const T* in, T* out, size_t n, Op op, T init,
+                   cudaStream_t stream = 0) {
+  return detail::dispatch_reduce<detail::ReducePolicy, ALGORITHM>(temp, temp_bytes, in, out, n, op, init, stream);
 }
 
 /// op(init, in[0] op ... op in[n-1]) into *out. n == 0 writes init.

@@ -1,5 +1,5 @@
 #pragma once
-// Properties of the current device that launch code sizes grids by, read once per device and cached.
+// Properties of the current device that launch code depends on, read once per device and cached.
 
 #include <cuda_runtime.h>
 
@@ -11,22 +11,33 @@ namespace prims::detail {
 
 inline constexpr int kMaxCachedDevices = 64;
 
-/// The number of multiprocessors of the current device.
-inline cudaError_t multiprocessor_count(int& count) {
+/// One cached integer attribute of the current device.
+template <cudaDeviceAttr ATTRIBUTE>
+cudaError_t cached_device_attribute(int& value) {
   static std::atomic<int> cache[kMaxCachedDevices] = {};
   int device = 0;
   PRIMS_TRY(cudaGetDevice(&device));
   if (device < kMaxCachedDevices) {
-    count = cache[device].load(std::memory_order_relaxed);
-    if (count > 0) {
+    value = cache[device].load(std::memory_order_relaxed);
+    if (value > 0) {
       return cudaSuccess;
     }
   }
-  PRIMS_TRY(cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, device));
+  PRIMS_TRY(cudaDeviceGetAttribute(&value, ATTRIBUTE, device));
   if (device < kMaxCachedDevices) {
-    cache[device].store(count, std::memory_order_relaxed);
+    cache[device].store(value, std::memory_order_relaxed);
   }
   return cudaSuccess;
+}
+
+/// The number of multiprocessors of the current device.
+inline cudaError_t multiprocessor_count(int& count) {
+  return cached_device_attribute<cudaDevAttrMultiProcessorCount>(count);
+}
+
+/// The major compute capability of the current device (9 for Hopper).
+inline cudaError_t compute_capability_major(int& major) {
+  return cached_device_attribute<cudaDevAttrComputeCapabilityMajor>(major);
 }
 
 }  // namespace prims::detail

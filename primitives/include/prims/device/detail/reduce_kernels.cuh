@@ -11,6 +11,7 @@
 #include <cstddef>
 
 #include "prims/block/reduce.cuh"
+#include "prims/util/launch.cuh"
 #include "prims/util/vector_load.cuh"
 
 namespace prims::device::detail {
@@ -70,6 +71,8 @@ template <class Policy, block::ReduceAlgorithm ALGORITHM, class T, class Op>
 __global__ void __launch_bounds__(Policy::block_threads)
     reduce_tiles_kernel(const T* __restrict__ tiles, size_t num_tiles, T* __restrict__ partials, Op op) {
   constexpr size_t tile_items = ReduceTile<Policy, T>::tile_items;
+  prims::detail::wait_for_prior_grids();
+  prims::detail::allow_dependent_grids();
   T acc = reduce_thread_tile<Policy>(tiles + blockIdx.x * tile_items, op);
   for (size_t tile = blockIdx.x + gridDim.x; tile < num_tiles; tile += gridDim.x) {
     acc = op(acc, reduce_thread_tile<Policy>(tiles + tile * tile_items, op));
@@ -126,6 +129,8 @@ __global__ void __launch_bounds__(Policy::block_threads)
     reduce_finish_kernel(FinishWork<T> work, T* __restrict__ out, Op op, T init) {
   constexpr int threads = Policy::block_threads;
   constexpr size_t tile_items = ReduceTile<Policy, T>::tile_items;
+  prims::detail::wait_for_prior_grids();
+  prims::detail::allow_dependent_grids();
   Maybe<T> acc{init, false};
   for (size_t tile = 0; tile < work.num_tiles; ++tile) {
     fold_into(acc, reduce_thread_tile<Policy>(work.tiles + tile * tile_items, op), op);
