@@ -293,7 +293,7 @@ TEST(DeviceScan, TwelveByteStruct) {
   }
 }
 
-TEST(DeviceScan, Size2To24) {
+TEST(DeviceScan, Large2To24) {
   PRIMS_REQUIRE_GPU();
   const size_t n = size_t{1} << 24;
   check_both_kinds<ScanAlgorithm::SinglePass>(prims::test::random_values<int32_t>(n, 24), prims::Sum{}, 0,
@@ -357,7 +357,7 @@ void check_large_on_gpu(size_t n, bool in_place) {
   EXPECT_EQ(mismatches.download()[0], 0ull);
 }
 
-TEST(DeviceScan, Size2To28ValidatedOnGpu) {
+TEST(DeviceScan, Large2To28ValidatedOnGpu) {
   PRIMS_REQUIRE_GPU();
   const size_t n = size_t{1} << 28;
   check_large_on_gpu<ScanAlgorithm::SinglePass, true, uint32_t>(n, false);
@@ -367,7 +367,7 @@ TEST(DeviceScan, Size2To28ValidatedOnGpu) {
   check_large_on_gpu<ScanAlgorithm::SinglePass, true, uint64_t>(n + 3, true);
 }
 
-TEST(DeviceScan, MoreThan2To32ItemsValidatedOnGpu) {
+TEST(DeviceScan, LargeBeyond2To32ItemsValidatedOnGpu) {
   PRIMS_REQUIRE_GPU();
   const size_t n = (size_t{1} << 32) + 4099;  // 4 GiB of bytes, in place
   size_t free_bytes = 0, total_bytes = 0;

@@ -22,6 +22,7 @@
 #include "prims/device/detail/scan_kernels.cuh"
 #include "prims/util/device_properties.cuh"
 #include "prims/util/error.cuh"
+#include "prims/util/launch.cuh"
 #include "prims/util/ops.cuh"
 #include "prims/util/temp_storage.cuh"
 
@@ -40,10 +41,10 @@ namespace detail {
 /// The algorithm that the overloads without one run at n items: the one place to retune after measuring.
 constexpr ScanAlgorithm default_scan_algorithm(size_t /*n*/) { return ScanAlgorithm::SinglePass; }
 
-template <bool EXCLUSIVE, class T, class Op>
-cudaError_t single_pass_scan(void* temp, size_t& temp_bytes, const T* in, T* out, size_t n, Op op, Maybe<T> seed,
-                             cudaStream_t stream) {
-  using Policy = SinglePassScanPolicy;
+/// The single-pass scan with its tuning policy given.
+template <class Policy, bool EXCLUSIVE, class T, class Op>
+cudaError_t dispatch_single_pass(void* temp, size_t& temp_bytes, const T* in, T* out, size_t n, Op op, Maybe<T> seed,
+                                 cudaStream_t stream) {
   using Status = TileStatus<T>;
   const size_t num_tiles = ScanTile<Policy, T>::count(n);
   if (num_tiles > static_cast<size_t>(INT_MAX)) {
@@ -59,17 +60,17 @@ cudaError_t single_pass_scan(void* temp, size_t& temp_bytes, const T* in, T* out
 
   constexpr unsigned init_threads = 256;
   const auto init_blocks = static_cast<unsigned>((num_tiles + init_threads - 1) / init_threads);
-  init_tile_status_kernel<<<init_blocks, init_threads, 0, stream>>>(status, num_tiles, tile_counter);
-  PRIMS_TRY(cudaGetLastError());
-  single_pass_scan_kernel<Policy, EXCLUSIVE><<<static_cast<unsigned>(num_tiles), Policy::block_threads, 0, stream>>>(
-      in, out, n, op, seed, status, tile_counter);
-  return cudaGetLastError();
+  PRIMS_TRY(prims::detail::launch(init_tile_status_kernel<Status>, init_blocks, init_threads, 0, stream, status,
+                                  num_tiles, tile_counter));
+  return prims::detail::launch(single_pass_scan_kernel<Policy, EXCLUSIVE, T, Op, Status>,
+                               static_cast<unsigned>(num_tiles), Policy::block_threads, 0, stream, in, out, n, op,
+                               seed, status, tile_counter);
 }
 
-template <bool EXCLUSIVE, class T, class Op>
-cudaError_t reduce_then_scan(void* temp, size_t& temp_bytes, const T* in, T* out, size_t n, Op op, Maybe<T> seed,
-                             cudaStream_t stream) {
-  using Policy = ReduceThenScanPolicy;
+/// The reduce-then-scan with its tuning policy given.
+template <class Policy, bool EXCLUSIVE, class T, class Op>
+cudaError_t dispatch_reduce_then_scan(void* temp, size_t& temp_bytes, const T* in, T* out, size_t n, Op op,
+                                      Maybe<T> seed, cudaStream_t stream) {
   Spans spans{ScanTile<Policy, T>::count(n), 1, 0};
   if (spans.num_tiles > 0) {
     int multiprocessors = 0;
@@ -89,23 +90,22 @@ cudaError_t reduce_then_scan(void* temp, size_t& temp_bytes, const T* in, T* out
 
   constexpr int threads = Policy::block_threads;
   if (num_totals > 0) {
-    reduce_spans_kernel<Policy><<<static_cast<unsigned>(num_totals), threads, 0, stream>>>(in, n, spans, totals, op);
-    PRIMS_TRY(cudaGetLastError());
-    scan_totals_kernel<Policy><<<1, threads, 0, stream>>>(totals, num_totals, op, seed);
-    PRIMS_TRY(cudaGetLastError());
+    PRIMS_TRY(prims::detail::launch(reduce_spans_kernel<Policy, T, Op>, static_cast<unsigned>(num_totals), threads, 0,
+                                    stream, in, n, spans, totals, op));
+    PRIMS_TRY(prims::detail::launch(scan_totals_kernel<Policy, T, Op>, 1, threads, 0, stream, totals, num_totals, op,
+                                    seed));
   }
-  scan_spans_kernel<Policy, EXCLUSIVE><<<static_cast<unsigned>(spans.count), threads, 0, stream>>>(
-      in, out, n, spans, totals, op, seed);
-  return cudaGetLastError();
+  return prims::detail::launch(scan_spans_kernel<Policy, EXCLUSIVE, T, Op>, static_cast<unsigned>(spans.count),
+                               threads, 0, stream, in, out, n, spans, static_cast<const T*>(totals), op, seed);
 }
 
 template <ScanAlgorithm ALGORITHM, bool EXCLUSIVE, class T, class Op>
 cudaError_t scan(void* temp, size_t& temp_bytes, const T* in, T* out, size_t n, Op op, Maybe<T> seed,
                  cudaStream_t stream) {
   if constexpr (ALGORITHM == ScanAlgorithm::SinglePass) {
-    return single_pass_scan<EXCLUSIVE>(temp, temp_bytes, in, out, n, op, seed, stream);
+    return dispatch_single_pass<SinglePassScanPolicy, EXCLUSIVE>(temp, temp_bytes, in, out, n, op, seed, stream);
   } else {
-    return reduce_then_scan<EXCLUSIVE>(temp, temp_bytes, in, out, n, op, seed, stream);
+    return dispatch_reduce_then_scan<ReduceThenScanPolicy, EXCLUSIVE>(temp, temp_bytes, in, out, n, op, seed, stream);
   }
 }
 

@@ -16,6 +16,10 @@
 // scheduling). Each tile publishes its aggregate, looks back over its predecessors 32 at a time with one warp
 // until it meets an inclusive prefix, then publishes its own inclusive prefix.
 //
+// Every kernel is launched with programmatic dependent launch (util/launch.cuh) and so starts with
+// wait_for_prior_grids() before it touches global memory: the previous call may still be using the same
+// temporary storage, and the input may still be being written.
+//
 // ReduceThenScan (three short steps over spans of whole tiles, one span per block of a grid that fills the GPU):
 //   reduce_spans_kernel  (a) each block reduces its span into one total (the last span's total is never needed);
 //   scan_totals_kernel   (b) one block scans the totals, inclusive, seeded, tile after tile with a carry;
@@ -28,6 +32,7 @@
 
 #include "prims/block/scan.cuh"
 #include "prims/device/detail/reduce_kernels.cuh"
+#include "prims/util/launch.cuh"
 #include "prims/util/temp_storage.cuh"
 #include "prims/util/vector_load.cuh"
 #include "prims/warp/reduce.cuh"
@@ -281,6 +286,8 @@ class TileStatus<T, false> {
 /// Temporary storage holds garbage on entry: clear every tile's status and the tile counter before the scan.
 template <class Status>
 __global__ void init_tile_status_kernel(Status status, size_t num_tiles, unsigned* tile_counter) {
+  prims::detail::wait_for_prior_grids();
+  prims::detail::allow_dependent_grids();
   const size_t tile = static_cast<size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (tile < num_tiles) {
     status.reset(tile);
@@ -366,6 +373,8 @@ __global__ void __launch_bounds__(Policy::block_threads)
   using Tile = ScanTile<Policy, T>;
   __shared__ typename Tile::Storage storage;
   __shared__ unsigned tile_slot;
+  prims::detail::wait_for_prior_grids();
+  prims::detail::allow_dependent_grids();
   if (threadIdx.x == 0) {
     tile_slot = atomicAdd(tile_counter, 1u);
   }
@@ -449,6 +458,8 @@ __global__ void __launch_bounds__(Policy::block_threads)
     reduce_spans_kernel(const T* in, size_t n, Spans spans, T* totals, Op op) {
   using Tile = ScanTile<Policy, T>;
   __shared__ typename Tile::Storage storage;
+  prims::detail::wait_for_prior_grids();
+  prims::detail::allow_dependent_grids();
   T items[Tile::items_per_thread];
   T total;
   const size_t first_tile = spans.first_tile(blockIdx.x);
@@ -470,6 +481,8 @@ __global__ void __launch_bounds__(Policy::block_threads)
     scan_totals_kernel(T* totals, size_t count, Op op, Maybe<T> seed) {
   using Tile = ScanTile<Policy, T>;
   __shared__ typename Tile::Storage storage;
+  prims::detail::wait_for_prior_grids();
+  prims::detail::allow_dependent_grids();
   scan_tiles_in_order<Policy, false>(totals, totals, count, 0, Tile::count(count), op, seed, storage);
 }
 
@@ -479,6 +492,8 @@ __global__ void __launch_bounds__(Policy::block_threads)
     scan_spans_kernel(const T* in, T* out, size_t n, Spans spans, const T* scanned_totals, Op op, Maybe<T> seed) {
   using Tile = ScanTile<Policy, T>;
   __shared__ typename Tile::Storage storage;
+  prims::detail::wait_for_prior_grids();
+  prims::detail::allow_dependent_grids();
   const Maybe<T> carry = blockIdx.x == 0 ? seed : Maybe<T>{scanned_totals[blockIdx.x - 1], true};
   scan_tiles_in_order<Policy, EXCLUSIVE>(in, out, n, spans.first_tile(blockIdx.x), spans.end_tile(blockIdx.x), op,
                                          carry, storage);
