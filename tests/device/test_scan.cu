@@ -1,0 +1,391 @@
+// prims::device scans against CPU references: both algorithms, inclusive and exclusive, every type, every size
+// edge (tiles, look-back windows, spans), unaligned and in-place layouts, custom ops (max, and affine-map
+// composition, which is not commutative), float sums against a double reference, and large inputs validated on
+// the GPU (2^28 items, and more than 2^32 items).
+//
+// Outputs are poisoned before each run, and the poison must survive around the n outputs (before an offset
+// output and past its end): n == 0 writes nothing.
+//
+// Float tolerance: |got - exact| <= 1e-5 * (|init| + sum of |x| up to the item) + 1e-5 for float (about 170 float
+// epsilons of the magnitude sum: the tile-to-tile carry is a chain of one addition per tile), 1e-13 likewise for
+// double. Integers are exact (wrapping for unsigned and for the GPU-validated large tests).
+#include <cmath>
+#include <cstring>
+#include <type_traits>
+
+#include "affine.cuh"
+#include "gpu_test.cuh"
+#include "prims/device/scan.cuh"
+
+namespace {
+
+using prims::device::ScanAlgorithm;
+using prims::test::Affine;
+using prims::test::Compose;
+
+constexpr unsigned char kPoison = 0xAB;
+constexpr size_t kGuard = 5;  // poisoned items past the end of the output that must stay poisoned
+
+template <class T>
+size_t tile_items(ScanAlgorithm algorithm) {
+  using namespace prims::device::detail;
+  return algorithm == ScanAlgorithm::SinglePass ? ScanTile<SinglePassScanPolicy, T>::tile_items
+                                                : ScanTile<ReduceThenScanPolicy, T>::tile_items;
+}
+
+/// Sizes at the edges that matter: edge_sizes (0, 1, warp, block, tile edges, primes), look-back windows of 32
+/// tiles, the span count of reduce-then-scan (a grid of blocks_per_sm per SM), and 2^20 + 7.
+template <class T>
+std::vector<size_t> scan_sizes(ScanAlgorithm algorithm) {
+  const size_t tile = tile_items<T>(algorithm);
+  std::vector<size_t> sizes = prims::test::edge_sizes(tile);
+  int multiprocessors = 0;
+  prims::check(cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount, 0), "SM count");
+  const size_t spans = static_cast<size_t>(multiprocessors) * prims::device::detail::ReduceThenScanPolicy::blocks_per_sm;
+  for (size_t tiles : {size_t{32}, size_t{33}, size_t{65}, spans, spans + 1}) {
+    for (long delta : {-1, 0, 1}) sizes.push_back(tiles * tile + delta);
+  }
+  sizes.push_back((size_t{1} << 20) + 7);
+  return sizes;
+}
+
+/// a op b on the host, with integer sums wrapping (as on the GPU) instead of overflowing.
+template <class T, class Op>
+T host_op(Op op, const T& a, const T& b) {
+  if constexpr (std::is_integral_v<T> && std::is_same_v<Op, prims::Sum>) {
+    using U = std::make_unsigned_t<T>;
+    return static_cast<T>(static_cast<U>(a) + static_cast<U>(b));
+  } else {
+    return op(a, b);
+  }
+}
+
+template <bool EXCLUSIVE, class T, class Op>
+std::vector<T> cpu_scan(const std::vector<T>& in, Op op, T init) {
+  std::vector<T> out(in.size());
+  if (in.empty()) return out;
+  T running = EXCLUSIVE ? init : in[0];
+  for (size_t i = 0; i < in.size(); ++i) {
+    if (EXCLUSIVE) {
+      out[i] = running;
+      running = host_op(op, running, in[i]);
+    } else {
+      if (i > 0) running = host_op(op, running, in[i]);
+      out[i] = running;
+    }
+  }
+  return out;
+}
+
+template <ScanAlgorithm ALGORITHM, bool EXCLUSIVE, class T, class Op>
+cudaError_t device_scan(void* temp, size_t& bytes, const T* in, T* out, size_t n, Op op, T init) {
+  if constexpr (EXCLUSIVE) {
+    return prims::device::exclusive_scan<ALGORITHM>(temp, bytes, in, out, n, op, init);
+  } else {
+    return prims::device::inclusive_scan<ALGORITHM>(temp, bytes, in, out, n, op);
+  }
+}
+
+template <class T>
+bool is_poison(const T& value) {
+  unsigned char poison[sizeof(T)];
+  std::memset(poison, kPoison, sizeof(T));
+  return std::memcmp(&value, poison, sizeof(T)) == 0;
+}
+
+/// Where the scan reads and writes: offsets in items from 16-byte aligned allocations, or one shared buffer.
+struct Layout {
+  size_t in_offset;
+  size_t out_offset;
+  bool in_place;
+};
+
+/// Checks got[i] against the CPU scan: within the stated tolerance for float sums, exactly otherwise.
+template <bool EXCLUSIVE, class T, class Op>
+void expect_scan_matches(const std::vector<T>& got, const std::vector<T>& host, Op op, T init, size_t n) {
+  if constexpr (std::is_floating_point_v<T> && std::is_same_v<Op, prims::Sum>) {
+    const double relative = std::is_same_v<T, float> ? 1e-5 : 1e-13;
+    double exact = EXCLUSIVE ? static_cast<double>(init) : 0.0;
+    double magnitude = EXCLUSIVE ? std::fabs(static_cast<double>(init)) : 0.0;
+    for (size_t i = 0; i < n; ++i) {
+      if (!EXCLUSIVE) {
+        exact += host[i];
+        magnitude += std::fabs(static_cast<double>(host[i]));
+      }
+      ASSERT_NEAR(static_cast<double>(got[i]), exact, relative * magnitude + relative) << "n = " << n << ", i = " << i;
+      if (EXCLUSIVE) {
+        exact += host[i];
+        magnitude += std::fabs(static_cast<double>(host[i]));
+      }
+    }
+  } else {
+    const std::vector<T> expected = cpu_scan<EXCLUSIVE>(host, op, init);
+    for (size_t i = 0; i < n; ++i) {
+      ASSERT_EQ(got[i], expected[i]) << "n = " << n << ", i = " << i;
+    }
+  }
+}
+
+/// Runs one scan of `host` in `layout` and checks every output and the poison around them.
+template <ScanAlgorithm ALGORITHM, bool EXCLUSIVE, class T, class Op>
+void check_scan(const std::vector<T>& host, Op op, T init, Layout layout) {
+  const size_t n = host.size();
+  SCOPED_TRACE(::testing::Message() << (ALGORITHM == ScanAlgorithm::SinglePass ? "SinglePass" : "ReduceThenScan")
+                                    << (EXCLUSIVE ? " exclusive" : " inclusive") << ", n = " << n << ", offsets "
+                                    << layout.in_offset << "/" << layout.out_offset
+                                    << (layout.in_place ? ", in place" : ""));
+  prims::DeviceBuffer<T> out(layout.out_offset + n + kGuard);
+  prims::DeviceBuffer<T> separate_in(layout.in_place ? 0 : layout.in_offset + n);
+  out.fill_bytes(kPoison);
+  T* out_ptr = out.data() + layout.out_offset;
+  const T* in_ptr = out_ptr;
+  if (!layout.in_place) {
+    in_ptr = separate_in.data() + layout.in_offset;
+  }
+  if (n > 0) {
+    prims::check(cudaMemcpy(const_cast<T*>(in_ptr), host.data(), n * sizeof(T), cudaMemcpyHostToDevice), "upload");
+  }
+  prims::test::run_two_phase([&](void* temp, size_t& bytes) {
+    return device_scan<ALGORITHM, EXCLUSIVE>(temp, bytes, in_ptr, out_ptr, n, op, init);
+  });
+  const std::vector<T> all = out.download();
+  for (size_t i = 0; i < layout.out_offset; ++i) ASSERT_TRUE(is_poison(all[i])) << "written before the output: " << i;
+  for (size_t i = 0; i < kGuard; ++i) {
+    ASSERT_TRUE(is_poison(all[layout.out_offset + n + i])) << "written past the end: n + " << i;
+  }
+  expect_scan_matches<EXCLUSIVE>(std::vector<T>(all.begin() + layout.out_offset, all.end() - kGuard), host, op, init,
+                                 n);
+}
+
+template <ScanAlgorithm ALGORITHM, class T, class Op>
+void check_both_kinds(const std::vector<T>& host, Op op, T init, Layout layout) {
+  check_scan<ALGORITHM, false>(host, op, init, layout);
+  check_scan<ALGORITHM, true>(host, op, init, layout);
+}
+
+template <class T>
+class DeviceScanTyped : public ::testing::Test {};
+using ScanTypes = ::testing::Types<int32_t, uint32_t, int64_t, uint64_t, float, double>;
+TYPED_TEST_SUITE(DeviceScanTyped, ScanTypes);
+
+template <ScanAlgorithm ALGORITHM, class T>
+void check_sum_every_size() {
+  for (size_t n : scan_sizes<T>(ALGORITHM)) {
+    check_both_kinds<ALGORITHM>(prims::test::random_values<T>(n, n + 17), prims::Sum{}, T(3), Layout{0, 0, false});
+    if (::testing::Test::HasFatalFailure()) return;
+  }
+}
+
+TYPED_TEST(DeviceScanTyped, SumEverySizeSinglePass) {
+  PRIMS_REQUIRE_GPU();
+  check_sum_every_size<ScanAlgorithm::SinglePass, TypeParam>();
+}
+
+TYPED_TEST(DeviceScanTyped, SumEverySizeReduceThenScan) {
+  PRIMS_REQUIRE_GPU();
+  check_sum_every_size<ScanAlgorithm::ReduceThenScan, TypeParam>();
+}
+
+template <ScanAlgorithm ALGORITHM, class T>
+void check_layouts() {
+  const size_t tile = tile_items<T>(ALGORITHM);
+  for (size_t n : {size_t{1}, size_t{33}, tile - 1, tile + 1, 3 * tile + 17, 40 * tile + 3}) {
+    for (Layout layout : {Layout{1, 0, false}, Layout{0, 3, false}, Layout{1, 3, false}, Layout{2, 2, false},
+                          Layout{0, 0, true}, Layout{1, 1, true}}) {
+      check_both_kinds<ALGORITHM>(prims::test::random_values<T>(n, n * 3 + layout.in_offset), prims::Sum{}, T(1),
+                                  layout);
+      if (::testing::Test::HasFatalFailure()) return;
+    }
+  }
+}
+
+TYPED_TEST(DeviceScanTyped, UnalignedAndInPlaceSinglePass) {
+  PRIMS_REQUIRE_GPU();
+  check_layouts<ScanAlgorithm::SinglePass, TypeParam>();
+}
+
+TYPED_TEST(DeviceScanTyped, UnalignedAndInPlaceReduceThenScan) {
+  PRIMS_REQUIRE_GPU();
+  check_layouts<ScanAlgorithm::ReduceThenScan, TypeParam>();
+}
+
+template <ScanAlgorithm ALGORITHM, class T>
+void check_max() {
+  for (size_t n : {size_t{1}, size_t{1000}, 5 * tile_items<T>(ALGORITHM) + 3, size_t{1} << 20}) {
+    check_both_kinds<ALGORITHM>(prims::test::random_values<T>(n, n + 5, /*small=*/false), prims::Max{},
+                                std::numeric_limits<T>::lowest(), Layout{0, 0, false});
+  }
+}
+
+TYPED_TEST(DeviceScanTyped, RunningMaxBothAlgorithms) {
+  PRIMS_REQUIRE_GPU();
+  check_max<ScanAlgorithm::SinglePass, TypeParam>();
+  check_max<ScanAlgorithm::ReduceThenScan, TypeParam>();
+}
+
+TYPED_TEST(DeviceScanTyped, SumsThroughTheDefaultAlgorithm) {
+  PRIMS_REQUIRE_GPU();
+  using T = TypeParam;
+  for (size_t n : {size_t{0}, size_t{1}, size_t{4097}, (size_t{1} << 20) + 7}) {
+    const std::vector<T> host = prims::test::random_values<T>(n, n + 99);
+    prims::DeviceBuffer<T> in(n + 1), out(n + 1);
+    if (n > 0) in.upload(host);
+    out.fill_bytes(kPoison);
+    prims::test::run_two_phase(
+        [&](void* temp, size_t& bytes) { return prims::device::inclusive_sum(temp, bytes, in.data(), out.data(), n); });
+    expect_scan_matches<false>(out.download(), host, prims::Sum{}, T(0), n);
+    out.fill_bytes(kPoison);
+    prims::test::run_two_phase(
+        [&](void* temp, size_t& bytes) { return prims::device::exclusive_sum(temp, bytes, in.data(), out.data(), n); });
+    expect_scan_matches<true>(out.download(), host, prims::Sum{}, T(0), n);
+    // In place, as the radix sort uses it for its digit offsets.
+    prims::test::run_two_phase(
+        [&](void* temp, size_t& bytes) { return prims::device::exclusive_sum(temp, bytes, in.data(), in.data(), n); });
+    expect_scan_matches<true>(in.download(), host, prims::Sum{}, T(0), n);
+  }
+}
+
+/// Affine-map composition is associative but not commutative: any item combined out of order shows.
+template <ScanAlgorithm ALGORITHM>
+void check_affine() {
+  for (size_t n : scan_sizes<Affine>(ALGORITHM)) {
+    check_both_kinds<ALGORITHM>(prims::test::random_affine(n, n + 1), Compose{}, Affine{7, 9}, Layout{0, 0, false});
+    if (::testing::Test::HasFatalFailure()) return;
+  }
+  const size_t tile = tile_items<Affine>(ALGORITHM);
+  for (Layout layout : {Layout{1, 2, false}, Layout{1, 1, true}}) {
+    check_both_kinds<ALGORITHM>(prims::test::random_affine(70 * tile + 5, 3), Compose{}, Affine{7, 9}, layout);
+  }
+}
+
+TEST(DeviceScan, AffineCompositionKeepsOrderSinglePass) {
+  PRIMS_REQUIRE_GPU();
+  check_affine<ScanAlgorithm::SinglePass>();
+}
+
+TEST(DeviceScan, AffineCompositionKeepsOrderReduceThenScan) {
+  PRIMS_REQUIRE_GPU();
+  check_affine<ScanAlgorithm::ReduceThenScan>();
+}
+
+/// A 12-byte item (not a vector size): the scalar load path and the separate flag/value tile status.
+struct Triple {
+  int x, y, z;
+  friend bool operator==(const Triple& a, const Triple& b) { return a.x == b.x && a.y == b.y && a.z == b.z; }
+  friend std::ostream& operator<<(std::ostream& os, const Triple& t) {
+    return os << "{" << t.x << ", " << t.y << ", " << t.z << "}";
+  }
+};
+struct TripleSum {
+  __host__ __device__ Triple operator()(const Triple& a, const Triple& b) const {
+    return {a.x + b.x, a.y + b.y, a.z + b.z};
+  }
+};
+
+TEST(DeviceScan, TwelveByteStruct) {
+  PRIMS_REQUIRE_GPU();
+  for (size_t n : {size_t{1}, size_t{1281}, size_t{100003}}) {
+    const std::vector<int> values = prims::test::random_values<int>(3 * n, n);
+    std::vector<Triple> host(n);
+    for (size_t i = 0; i < n; ++i) host[i] = {values[3 * i], values[3 * i + 1], values[3 * i + 2]};
+    check_both_kinds<ScanAlgorithm::SinglePass>(host, TripleSum{}, Triple{1, 2, 3}, Layout{0, 0, false});
+    check_both_kinds<ScanAlgorithm::ReduceThenScan>(host, TripleSum{}, Triple{1, 2, 3}, Layout{0, 1, false});
+  }
+}
+
+TEST(DeviceScan, Large2To24) {
+  PRIMS_REQUIRE_GPU();
+  const size_t n = size_t{1} << 24;
+  check_both_kinds<ScanAlgorithm::SinglePass>(prims::test::random_values<int32_t>(n, 24), prims::Sum{}, 0,
+                                              Layout{0, 0, false});
+  check_both_kinds<ScanAlgorithm::ReduceThenScan>(prims::test::random_values<int32_t>(n, 25), prims::Sum{}, 0,
+                                                  Layout{0, 0, true});
+  check_both_kinds<ScanAlgorithm::SinglePass>(prims::test::random_values<float>(n, 26), prims::Sum{}, 0.0f,
+                                              Layout{0, 0, true});
+  check_both_kinds<ScanAlgorithm::ReduceThenScan>(prims::test::random_values<uint64_t>(n, 27), prims::Sum{},
+                                                  uint64_t{0}, Layout{1, 0, false});
+}
+
+// ---- Large inputs, generated and validated on the GPU. With wrapping unsigned sums, out is the exact scan
+// when out[0] is right and every difference out[i] - out[i - 1] is the item that scan adds at i.
+
+__host__ __device__ inline uint32_t item_at(size_t i) {
+  uint64_t x = i * 0x9E3779B97F4A7C15ull;
+  x ^= x >> 29;
+  return static_cast<uint32_t>(x >> 17);
+}
+
+template <class T>
+__global__ void fill_kernel(T* data, size_t n) {
+  for (size_t i = blockIdx.x * size_t{blockDim.x} + threadIdx.x; i < n; i += size_t{gridDim.x} * blockDim.x) {
+    data[i] = static_cast<T>(item_at(i));
+  }
+}
+
+template <bool EXCLUSIVE, class T>
+__global__ void count_mismatches_kernel(const T* out, size_t n, T init, unsigned long long* mismatches) {
+  for (size_t i = blockIdx.x * size_t{blockDim.x} + threadIdx.x; i < n; i += size_t{gridDim.x} * blockDim.x) {
+    bool ok;
+    if (i == 0) {
+      ok = out[0] == (EXCLUSIVE ? init : static_cast<T>(item_at(0)));
+    } else {
+      ok = static_cast<T>(out[i] - out[i - 1]) == static_cast<T>(item_at(EXCLUSIVE ? i - 1 : i));
+    }
+    if (!ok) atomicAdd(mismatches, 1ull);
+  }
+}
+
+template <ScanAlgorithm ALGORITHM, bool EXCLUSIVE, class T>
+void check_large_on_gpu(size_t n, bool in_place) {
+  SCOPED_TRACE(::testing::Message() << (ALGORITHM == ScanAlgorithm::SinglePass ? "SinglePass" : "ReduceThenScan")
+                                    << (EXCLUSIVE ? " exclusive" : " inclusive") << ", n = " << n
+                                    << (in_place ? ", in place" : ""));
+  constexpr unsigned blocks = 1024, threads = 256;
+  prims::DeviceBuffer<T> in(n), separate_out(in_place ? 0 : n);
+  T* out = in_place ? in.data() : separate_out.data();
+  fill_kernel<<<blocks, threads>>>(in.data(), n);
+  ASSERT_EQ(cudaSuccess, cudaGetLastError());
+  if (!in_place) separate_out.fill_bytes(kPoison);
+  const T init = T(77);
+  prims::test::run_two_phase([&](void* temp, size_t& bytes) {
+    return device_scan<ALGORITHM, EXCLUSIVE>(temp, bytes, in.data(), out, n, prims::Sum{}, init);
+  });
+  prims::DeviceBuffer<unsigned long long> mismatches(1);
+  mismatches.fill_bytes(0);
+  count_mismatches_kernel<EXCLUSIVE><<<blocks, threads>>>(out, n, init, mismatches.data());
+  ASSERT_EQ(cudaSuccess, cudaGetLastError());
+  EXPECT_EQ(mismatches.download()[0], 0ull);
+}
+
+TEST(DeviceScan, Large2To28ValidatedOnGpu) {
+  PRIMS_REQUIRE_GPU();
+  const size_t n = size_t{1} << 28;
+  check_large_on_gpu<ScanAlgorithm::SinglePass, true, uint32_t>(n, false);
+  check_large_on_gpu<ScanAlgorithm::SinglePass, false, uint32_t>(n, true);
+  check_large_on_gpu<ScanAlgorithm::ReduceThenScan, true, uint32_t>(n, true);
+  check_large_on_gpu<ScanAlgorithm::ReduceThenScan, false, uint32_t>(n, false);
+  check_large_on_gpu<ScanAlgorithm::SinglePass, true, uint64_t>(n + 3, true);
+}
+
+TEST(DeviceScan, LargeBeyond2To32ItemsValidatedOnGpu) {
+  PRIMS_REQUIRE_GPU();
+  const size_t n = (size_t{1} << 32) + 4099;  // 4 GiB of bytes, in place
+  size_t free_bytes = 0, total_bytes = 0;
+  ASSERT_EQ(cudaSuccess, cudaMemGetInfo(&free_bytes, &total_bytes));
+  if (free_bytes < n + (size_t{1} << 28)) GTEST_SKIP() << "needs more than 4 GiB of free device memory";
+  check_large_on_gpu<ScanAlgorithm::SinglePass, false, uint8_t>(n, true);
+  check_large_on_gpu<ScanAlgorithm::ReduceThenScan, true, uint8_t>(n, true);
+}
+
+TEST(DeviceScan, RejectsTooSmallTempStorage) {
+  PRIMS_REQUIRE_GPU();
+  const size_t n = size_t{1} << 20;
+  prims::DeviceBuffer<int> in(n), out(n);
+  size_t bytes = 0;
+  ASSERT_EQ(cudaSuccess, prims::device::exclusive_sum(nullptr, bytes, in.data(), out.data(), n));
+  prims::DeviceBuffer<unsigned char> temp(bytes);
+  size_t too_few = bytes - 1;
+  EXPECT_EQ(cudaErrorInvalidValue, prims::device::exclusive_sum(temp.data(), too_few, in.data(), out.data(), n));
+}
+
+}  // namespace
