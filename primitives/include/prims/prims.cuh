@@ -4,5 +4,8 @@
 #include "prims/util/error.cuh"
 #include "prims/util/ops.cuh"
 #include "prims/warp/reduce.cuh"
+#include "prims/warp/scan.cuh"
 #include "prims/block/reduce.cuh"
+#include "prims/block/scan.cuh"
 #include "prims/device/reduce.cuh"
+#include "prims/device/scan.cuh"

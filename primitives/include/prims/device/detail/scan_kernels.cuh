@@ -1,0 +1,487 @@
+#pragma once
+// Kernels of prims::device::inclusive_scan and exclusive_scan.
+//
+// Both algorithms cut the input into tiles of block_threads * items_per_thread items and move each tile the
+// same way (ScanTile): coalesced warp-striped reads (16-byte vectors when the tile is full and the pointer
+// aligned, single items otherwise), a transpose through shared memory to the blocked arrangement, a block scan,
+// and the same path back out. The last tile is padded with copies of its first item instead of divergent tail
+// code: padding only ever follows the valid items, so it never reaches a valid output.
+//
+// A scan is seeded (Maybe<T>): exclusive scans put init in front of everything; inclusive scans have nothing in
+// front of the first tile, which is then scanned without a prefix.
+//
+// SinglePass (Merrill & Garland 2016, decoupled look-back): init_tile_status_kernel clears one status word per
+// tile and the tile counter; single_pass_scan_kernel then takes tile ids from the counter in the order blocks
+// start, so a tile only ever waits on tiles of blocks that are already running (deadlock-free under any
+// scheduling). Each tile publishes its aggregate, looks back over its predecessors 32 at a time with one warp
+// until it meets an inclusive prefix, then publishes its own inclusive prefix.
+//
+// ReduceThenScan (three short steps over spans of whole tiles, one span per block of a grid that fills the GPU):
+//   reduce_spans_kernel  (a) each block reduces its span into one total (the last span's total is never needed);
+//   scan_totals_kernel   (b) one block scans the totals, inclusive, seeded, tile after tile with a carry;
+//   scan_spans_kernel    (c) each block scans its span, seeded with the total of the spans before it.
+
+#include <cuda/atomic>
+
+#include <cstddef>
+#include <cstdint>
+
+#include "prims/block/scan.cuh"
+#include "prims/device/detail/reduce_kernels.cuh"
+#include "prims/util/temp_storage.cuh"
+#include "prims/util/vector_load.cuh"
+#include "prims/warp/reduce.cuh"
+
+namespace prims::device::detail {
+
+/// Tuning for the single-pass kernel on Hopper (H100: 132 SMs, 3 TB/s): 256 threads with 64 bytes each (16 ints,
+/// 4 vector loads) make 16 KB tiles: few enough tiles that the look-back stays short, small enough for several
+/// resident blocks per SM to keep loads in flight.
+struct SinglePassScanPolicySm90 {
+  static constexpr int block_threads = 256;
+  static constexpr int bytes_per_thread = 64;
+  /// Pause between two polls of predecessors that have not published yet, so spinning warps leave the SM's issue
+  /// slots and the L2 to the blocks that are still loading.
+  static constexpr unsigned look_back_wait_ns = 64;
+};
+
+/// Tuning for the three reduce-then-scan kernels on Hopper: the same tiles, and a grid of 4 blocks per SM, each
+/// walking a contiguous span of tiles.
+struct ReduceThenScanPolicySm90 {
+  static constexpr int block_threads = 256;
+  static constexpr int bytes_per_thread = 64;
+  static constexpr int blocks_per_sm = 4;
+};
+
+/// The policies for the architecture the library is built for; one entry today.
+using SinglePassScanPolicy = SinglePassScanPolicySm90;
+using ReduceThenScanPolicy = ReduceThenScanPolicySm90;
+
+/// One tile's shape and its trip between global memory and blocked registers.
+template <class Policy, class T>
+struct ScanTile {
+  static constexpr int block_threads = Policy::block_threads;
+  static constexpr int items_per_thread =
+      Policy::bytes_per_thread >= static_cast<int>(sizeof(T)) ? Policy::bytes_per_thread / static_cast<int>(sizeof(T))
+                                                              : 1;
+  static constexpr int tile_items = block_threads * items_per_thread;
+  static constexpr int vector_items = prims::detail::kVectorItems<T>;
+  static constexpr int vectors_per_thread = items_per_thread / vector_items;
+  static constexpr int warp_items = warp::kWarpThreads * items_per_thread;
+  static_assert(items_per_thread % vector_items == 0, "a thread's items must be whole vectors");
+  static_assert(block_threads % warp::kWarpThreads == 0, "tiles are moved by whole warps");
+
+  using BlockScan = block::Scan<T, block_threads>;
+  using Vec = prims::detail::Vector<T>;
+
+  struct Storage {
+    // Each warp transposes its own slice; one pad item per 32 keeps both directions free of bank conflicts.
+    T exchange[block_threads / warp::kWarpThreads][warp_items + warp_items / warp::kWarpThreads];
+    typename BlockScan::TempStorage scan;
+  };
+
+  static constexpr size_t count(size_t n) { return (n + tile_items - 1) / tile_items; }
+
+  /// Items of tile `tile` of an n-item array that exist.
+  __device__ static int valid_items(size_t tile, size_t n) {
+    const size_t rest = n - tile * tile_items;
+    return rest < static_cast<size_t>(tile_items) ? static_cast<int>(rest) : tile_items;
+  }
+
+  /// Loads tile_in[0, valid) into blocked registers: thread t gets items [t * items_per_thread, ...). Items past
+  /// `valid` are copies of tile_in[0].
+  __device__ static void load(const T* tile_in, int valid, T (&items)[items_per_thread], Storage& storage) {
+    const int lane = threadIdx.x % warp::kWarpThreads;
+    const int warp_id = threadIdx.x / warp::kWarpThreads;
+    const int warp_begin = warp_id * warp_items;
+    T* exchange = storage.exchange[warp_id];
+    __syncwarp();  // lanes may still be reading the exchange for the previous tile's store
+    if (vectorized(tile_in, valid)) {
+      const Vec* vectors = reinterpret_cast<const Vec*>(tile_in + warp_begin);
+      Vec loaded[vectors_per_thread];
+#pragma unroll
+      for (int v = 0; v < vectors_per_thread; ++v) {
+        loaded[v] = vectors[v * warp::kWarpThreads + lane];
+      }
+#pragma unroll
+      for (int v = 0; v < vectors_per_thread; ++v) {
+#pragma unroll
+        for (int k = 0; k < vector_items; ++k) {
+          exchange[padded((v * warp::kWarpThreads + lane) * vector_items + k)] = loaded[v].items[k];
+        }
+      }
+    } else {
+#pragma unroll
+      for (int i = 0; i < items_per_thread; ++i) {
+        const int j = i * warp::kWarpThreads + lane;
+        exchange[padded(j)] = warp_begin + j < valid ? tile_in[warp_begin + j] : tile_in[0];
+      }
+    }
+    __syncwarp();
+#pragma unroll
+    for (int i = 0; i < items_per_thread; ++i) {
+      items[i] = exchange[padded(lane * items_per_thread + i)];
+    }
+  }
+
+  /// Stores blocked registers to tile_out[0, valid), the way load() read them.
+  __device__ static void store(T* tile_out, int valid, const T (&items)[items_per_thread], Storage& storage) {
+    const int lane = threadIdx.x % warp::kWarpThreads;
+    const int warp_id = threadIdx.x / warp::kWarpThreads;
+    const int warp_begin = warp_id * warp_items;
+    T* exchange = storage.exchange[warp_id];
+    __syncwarp();  // lanes may still be reading the exchange for this tile's load
+#pragma unroll
+    for (int i = 0; i < items_per_thread; ++i) {
+      exchange[padded(lane * items_per_thread + i)] = items[i];
+    }
+    __syncwarp();
+    if (vectorized(tile_out, valid)) {
+      Vec* vectors = reinterpret_cast<Vec*>(tile_out + warp_begin);
+#pragma unroll
+      for (int v = 0; v < vectors_per_thread; ++v) {
+        Vec out;
+#pragma unroll
+        for (int k = 0; k < vector_items; ++k) {
+          out.items[k] = exchange[padded((v * warp::kWarpThreads + lane) * vector_items + k)];
+        }
+        vectors[v * warp::kWarpThreads + lane] = out;
+      }
+    } else {
+#pragma unroll
+      for (int i = 0; i < items_per_thread; ++i) {
+        const int j = i * warp::kWarpThreads + lane;
+        if (warp_begin + j < valid) {
+          tile_out[warp_begin + j] = exchange[padded(j)];
+        }
+      }
+    }
+  }
+
+ private:
+  __device__ static constexpr int padded(int j) { return j + j / warp::kWarpThreads; }
+
+  // Tile starts are whole multiples of 16 bytes from the array start, so the array's alignment decides.
+  __device__ static bool vectorized(const T* tile, int valid) {
+    if constexpr (vector_items == 1) {
+      return false;
+    } else {
+      return valid == tile_items && reinterpret_cast<std::uintptr_t>(tile) % prims::detail::kVectorBytes == 0;
+    }
+  }
+};
+
+/// Scans a tile's blocked items in place, inclusive or exclusive, with the prefix from `prefix_op` in front.
+template <bool EXCLUSIVE, class BlockScan, class T, int ITEMS, class Op, class PrefixOp>
+__device__ __forceinline__ void scan_with_prefix(BlockScan& scan, T (&items)[ITEMS], Op op, PrefixOp& prefix_op) {
+  if constexpr (EXCLUSIVE) {
+    scan.exclusive_scan_with_prefix(items, items, op, prefix_op);
+  } else {
+    scan.inclusive_scan_with_prefix(items, items, op, prefix_op);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// SinglePass
+
+/// What a tile has published: nothing yet, its own aggregate, or its inclusive prefix (everything up to and
+/// including it, seed included).
+enum TileFlag : unsigned { kTileInvalid = 0, kTileAggregate = 1, kTileInclusive = 2 };
+
+template <class T>
+struct TileState {
+  unsigned flag;
+  T value;
+};
+
+/// One status per tile. Types of up to 4 bytes share one 64-bit word with their flag, published and read with
+/// single atomic accesses. Larger types keep the flag apart from two value slots (aggregate, inclusive: one slot
+/// would let a reader that saw "aggregate" read the inclusive prefix written over it); the value is written
+/// before the flag is stored with release semantics, and read after the flag is loaded with acquire semantics.
+template <class T, bool PACKED = (sizeof(T) <= sizeof(unsigned))>
+class TileStatus;
+
+template <class T>
+class TileStatus<T, true> {
+  using Word = unsigned long long;
+
+ public:
+  static size_t bytes(size_t num_tiles) { return num_tiles * sizeof(Word); }
+  explicit TileStatus(void* storage, size_t) : words_(static_cast<Word*>(storage)) {}
+
+  __device__ void reset(size_t tile) const { words_[tile] = 0; }
+
+  __device__ void publish(size_t tile, TileFlag flag, const T& value) const {
+    unsigned bits = 0;
+    memcpy(&bits, &value, sizeof(T));
+    word(tile).store(static_cast<Word>(bits) << 32 | flag, cuda::memory_order_relaxed);
+  }
+
+  __device__ TileState<T> read(size_t tile) const {
+    const Word packed = word(tile).load(cuda::memory_order_relaxed);
+    const unsigned bits = static_cast<unsigned>(packed >> 32);
+    TileState<T> state;
+    state.flag = static_cast<unsigned>(packed);
+    memcpy(&state.value, &bits, sizeof(T));
+    return state;
+  }
+
+ private:
+  __device__ cuda::atomic_ref<Word, cuda::thread_scope_device> word(size_t tile) const {
+    return cuda::atomic_ref<Word, cuda::thread_scope_device>(words_[tile]);
+  }
+
+  Word* words_;
+};
+
+template <class T>
+class TileStatus<T, false> {
+  static prims::detail::TempLayout<3> layout(size_t num_tiles) {
+    return prims::detail::TempLayout<3>({num_tiles * sizeof(unsigned), num_tiles * sizeof(T), num_tiles * sizeof(T)});
+  }
+
+ public:
+  static size_t bytes(size_t num_tiles) { return layout(num_tiles).total_bytes; }
+  TileStatus(void* storage, size_t num_tiles) {
+    const auto parts = layout(num_tiles);
+    char* base = static_cast<char*>(storage);
+    flags_ = reinterpret_cast<unsigned*>(base + parts.offsets[0]);
+    aggregates_ = reinterpret_cast<T*>(base + parts.offsets[1]);
+    inclusives_ = reinterpret_cast<T*>(base + parts.offsets[2]);
+  }
+
+  __device__ void reset(size_t tile) const { flags_[tile] = kTileInvalid; }
+
+  __device__ void publish(size_t tile, TileFlag flag, const T& value) const {
+    (flag == kTileAggregate ? aggregates_ : inclusives_)[tile] = value;
+    flag_ref(tile).store(flag, cuda::memory_order_release);
+  }
+
+  __device__ TileState<T> read(size_t tile) const {
+    TileState<T> state;
+    state.flag = flag_ref(tile).load(cuda::memory_order_acquire);
+    if (state.flag == kTileAggregate) {
+      state.value = aggregates_[tile];
+    } else if (state.flag == kTileInclusive) {
+      state.value = inclusives_[tile];
+    }
+    return state;
+  }
+
+ private:
+  __device__ cuda::atomic_ref<unsigned, cuda::thread_scope_device> flag_ref(size_t tile) const {
+    return cuda::atomic_ref<unsigned, cuda::thread_scope_device>(flags_[tile]);
+  }
+
+  unsigned* flags_;
+  T* aggregates_;
+  T* inclusives_;
+};
+
+/// Temporary storage holds garbage on entry: clear every tile's status and the tile counter before the scan.
+template <class Status>
+__global__ void init_tile_status_kernel(Status status, size_t num_tiles, unsigned* tile_counter) {
+  const size_t tile = static_cast<size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (tile < num_tiles) {
+    status.reset(tile);
+  }
+  if (tile == 0) {
+    *tile_counter = 0;
+  }
+}
+
+/// The block-scan prefix callback of a single-pass tile: publishes the tile's aggregate, looks back for the
+/// prefix of everything before the tile, and publishes the tile's inclusive prefix. Called by all of warp 0.
+template <class Policy, class T, class Op, class Status>
+struct LookBackPrefix {
+  Status status;
+  size_t tile;
+  Op op;
+  prims::device::detail::Maybe<T> seed;
+
+  __device__ T operator()(const T& aggregate) {
+    const bool publisher = threadIdx.x == 0;
+    if (tile == 0) {  // only seeded (exclusive) scans get here with tile 0
+      if (publisher) status.publish(0, kTileInclusive, op(seed.value, aggregate));
+      return seed.value;
+    }
+    if (publisher) status.publish(tile, kTileAggregate, aggregate);
+    const T prefix = look_back(aggregate);
+    if (publisher) status.publish(tile, kTileInclusive, op(prefix, aggregate));
+    return prefix;
+  }
+
+ private:
+  // Lane i watches tile (window - i), window = tile - 1, tile - 33, ...: the window's values are combined up to
+  // the nearest inclusive prefix, and windows further back go on the left until one holds an inclusive prefix.
+  // Tile 0 always publishes an inclusive prefix, so the walk ends there at the latest.
+  __device__ T look_back(const T& placeholder) const {
+    const int lane = threadIdx.x % warp::kWarpThreads;
+    T prefix = placeholder;
+    for (long long window = static_cast<long long>(tile) - 1;; window -= warp::kWarpThreads) {
+      const long long predecessor = window - lane;
+      TileState<T> state;
+      unsigned inclusive_lanes;
+      for (;;) {
+        // Lanes before tile 0 pose as inclusive; tile 0, nearer, always ends the walk first.
+        state = predecessor >= 0 ? status.read(static_cast<size_t>(predecessor))
+                                 : TileState<T>{kTileInclusive, placeholder};
+        const unsigned waiting = __ballot_sync(prims::detail::kFullWarpMask, state.flag == kTileInvalid);
+        inclusive_lanes = __ballot_sync(prims::detail::kFullWarpMask, state.flag == kTileInclusive);
+        // Lanes up to the nearest inclusive one (all lanes when there is none): the lowest set bit and below.
+        const unsigned needed = inclusive_lanes ^ (inclusive_lanes - 1);
+        if ((waiting & needed) == 0) {
+          break;
+        }
+        __nanosleep(Policy::look_back_wait_ns);
+      }
+      const int last = inclusive_lanes != 0 ? __ffs(inclusive_lanes) - 1 : warp::kWarpThreads - 1;
+      const T window_total = reduce_window(state.value, last, lane);
+      prefix = window == static_cast<long long>(tile) - 1 ? window_total : op(window_total, prefix);
+      if (inclusive_lanes != 0) {
+        return prefix;
+      }
+    }
+  }
+
+  // value[last] op ... op value[0] (higher lanes hold earlier tiles) in every lane: a doubling tree in which
+  // lane i ends up holding lanes [i, min(i + 2 * offset - 1, last)], in order.
+  __device__ T reduce_window(T value, int last, int lane) const {
+#pragma unroll
+    for (int offset = 1; offset < warp::kWarpThreads; offset *= 2) {
+      const T earlier = prims::detail::shuffle_down(value, offset);
+      if (lane + offset <= last) {
+        value = op(earlier, value);
+      }
+    }
+    return prims::detail::shuffle_index(value, 0);
+  }
+};
+
+/// One block per tile, tiles taken in start order from the counter.
+template <class Policy, bool EXCLUSIVE, class T, class Op, class Status>
+__global__ void __launch_bounds__(Policy::block_threads)
+    single_pass_scan_kernel(const T* in, T* out, size_t n, Op op, Maybe<T> seed, Status status,
+                            unsigned* tile_counter) {
+  using Tile = ScanTile<Policy, T>;
+  __shared__ typename Tile::Storage storage;
+  __shared__ unsigned tile_slot;
+  if (threadIdx.x == 0) {
+    tile_slot = atomicAdd(tile_counter, 1u);
+  }
+  __syncthreads();
+  const size_t tile = tile_slot;
+  const size_t tile_begin = tile * Tile::tile_items;
+  const int valid = Tile::valid_items(tile, n);
+
+  T items[Tile::items_per_thread];
+  Tile::load(in + tile_begin, valid, items, storage);
+  typename Tile::BlockScan scan(storage.scan);
+  if (tile == 0 && !seed.valid) {
+    T aggregate;
+    scan.inclusive_scan(items, items, op, aggregate);
+    if (threadIdx.x == 0) {
+      status.publish(0, kTileInclusive, aggregate);
+    }
+  } else {
+    LookBackPrefix<Policy, T, Op, Status> prefix_op{status, tile, op, seed};
+    scan_with_prefix<EXCLUSIVE>(scan, items, op, prefix_op);
+  }
+  Tile::store(out + tile_begin, valid, items, storage);
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// ReduceThenScan
+
+/// Contiguous runs of tiles, one per block: span b is tiles [b * tiles_per_span, (b + 1) * tiles_per_span),
+/// the last one cut at num_tiles.
+struct Spans {
+  size_t num_tiles;
+  size_t tiles_per_span;
+  size_t count;
+
+  __host__ __device__ size_t first_tile(size_t span) const { return span * tiles_per_span; }
+  __host__ __device__ size_t end_tile(size_t span) const {
+    return span + 1 < count ? (span + 1) * tiles_per_span : num_tiles;
+  }
+};
+
+/// The block-scan prefix callback of a block walking tiles in order: hands out the running carry and adds each
+/// tile's total to it. Only warp 0's copy is ever called, so only warp 0's copy stays current.
+template <class T, class Op>
+struct RunningPrefix {
+  T carry;
+  Op op;
+  __device__ T operator()(const T& aggregate) {
+    const T prefix = carry;
+    carry = op(carry, aggregate);
+    return prefix;
+  }
+};
+
+/// Scans tiles [first_tile, end_tile) of in[0, n) into out, in order, behind `carry` (absent only at the very
+/// start of an inclusive scan, whose first tile then has nothing in front of it).
+template <class Policy, bool EXCLUSIVE, class T, class Op>
+__device__ void scan_tiles_in_order(const T* in, T* out, size_t n, size_t first_tile, size_t end_tile, Op op,
+                                    Maybe<T> carry, typename ScanTile<Policy, T>::Storage& storage) {
+  using Tile = ScanTile<Policy, T>;
+  T items[Tile::items_per_thread];
+  RunningPrefix<T, Op> prefix_op{carry.value, op};
+  for (size_t tile = first_tile; tile < end_tile; ++tile) {
+    const size_t tile_begin = tile * Tile::tile_items;
+    const int valid = Tile::valid_items(tile, n);
+    Tile::load(in + tile_begin, valid, items, storage);
+    typename Tile::BlockScan scan(storage.scan);
+    if (carry.valid) {
+      scan_with_prefix<EXCLUSIVE>(scan, items, op, prefix_op);
+    } else {
+      scan.inclusive_scan(items, items, op, prefix_op.carry);
+      carry.valid = true;
+    }
+    Tile::store(out + tile_begin, valid, items, storage);
+    __syncthreads();  // the next tile reuses the block scan's storage
+  }
+}
+
+/// (a) Block b reduces the tiles of span b, in order, into totals[b].
+template <class Policy, class T, class Op>
+__global__ void __launch_bounds__(Policy::block_threads)
+    reduce_spans_kernel(const T* in, size_t n, Spans spans, T* totals, Op op) {
+  using Tile = ScanTile<Policy, T>;
+  __shared__ typename Tile::Storage storage;
+  T items[Tile::items_per_thread];
+  T total;
+  const size_t first_tile = spans.first_tile(blockIdx.x);
+  for (size_t tile = first_tile; tile < spans.end_tile(blockIdx.x); ++tile) {
+    Tile::load(in + tile * Tile::tile_items, Tile::valid_items(tile, n), items, storage);
+    const T tile_total = typename Tile::BlockScan(storage.scan).reduce(items, op);
+    total = tile == first_tile ? tile_total : op(total, tile_total);
+    __syncthreads();  // the next tile reuses the block scan's storage
+  }
+  if (threadIdx.x == 0) {
+    totals[blockIdx.x] = total;
+  }
+}
+
+/// (b) One block: totals[b] becomes seed op totals[0] op ... op totals[b] (inclusive), so that span b + 1
+/// starts behind totals[b].
+template <class Policy, class T, class Op>
+__global__ void __launch_bounds__(Policy::block_threads)
+    scan_totals_kernel(T* totals, size_t count, Op op, Maybe<T> seed) {
+  using Tile = ScanTile<Policy, T>;
+  __shared__ typename Tile::Storage storage;
+  scan_tiles_in_order<Policy, false>(totals, totals, count, 0, Tile::count(count), op, seed, storage);
+}
+
+/// (c) Block b scans span b behind the scanned total of the spans before it (span 0: behind the seed).
+template <class Policy, bool EXCLUSIVE, class T, class Op>
+__global__ void __launch_bounds__(Policy::block_threads)
+    scan_spans_kernel(const T* in, T* out, size_t n, Spans spans, const T* scanned_totals, Op op, Maybe<T> seed) {
+  using Tile = ScanTile<Policy, T>;
+  __shared__ typename Tile::Storage storage;
+  const Maybe<T> carry = blockIdx.x == 0 ? seed : Maybe<T>{scanned_totals[blockIdx.x - 1], true};
+  scan_tiles_in_order<Policy, EXCLUSIVE>(in, out, n, spans.first_tile(blockIdx.x), spans.end_tile(blockIdx.x), op,
+                                         carry, storage);
+}
+
+}  // namespace prims::device::detail

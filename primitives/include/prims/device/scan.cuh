@@ -1,0 +1,173 @@
+#pragma once
+// Device-wide scans: prims::device::inclusive_scan, exclusive_scan, inclusive_sum, exclusive_sum.
+//
+// Every function follows the two-phase temporary-storage protocol: call with temp == nullptr to learn
+// temp_bytes, allocate, call again (with the same n) to run. They launch on `stream`, never synchronize it, and
+// return the first CUDA error they meet. `op` must be associative; it need not be commutative (earlier items are
+// always on the left). T is any trivially copyable, default-constructible type. `in == out` is allowed (in
+// place); n == 0 writes nothing. Float results depend on the grouping, which is fixed for a given algorithm, n
+// and device.
+//
+// Two algorithms, selected by the template argument of the overloads that take one:
+//   ScanAlgorithm::SinglePass      reads n items and writes n (decoupled look-back); the default.
+//   ScanAlgorithm::ReduceThenScan  reads the input twice (reduce, then scan): three kernels, no inter-block waits.
+// detail/scan_kernels.cuh describes both.
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <climits>
+#include <cstddef>
+
+#include "prims/device/detail/scan_kernels.cuh"
+#include "prims/util/device_properties.cuh"
+#include "prims/util/error.cuh"
+#include "prims/util/ops.cuh"
+#include "prims/util/temp_storage.cuh"
+
+namespace prims::device {
+
+enum class ScanAlgorithm {
+  /// Each block reduces a span of tiles, one block scans the span totals, each block scans its span behind its
+  /// scanned total: 3 passes over n items (2 reads, 1 write).
+  ReduceThenScan,
+  /// Decoupled look-back: each tile's prefix comes from its predecessors' published statuses: 2 passes.
+  SinglePass,
+};
+
+namespace detail {
+
+/// The algorithm that the overloads without one run at n items: the one place to retune after measuring.
+constexpr ScanAlgorithm default_scan_algorithm(size_t /*n*/) { return ScanAlgorithm::SinglePass; }
+
+template <bool EXCLUSIVE, class T, class Op>
+cudaError_t single_pass_scan(void* temp, size_t& temp_bytes, const T* in, T* out, size_t n, Op op, Maybe<T> seed,
+                             cudaStream_t stream) {
+  using Policy = SinglePassScanPolicy;
+  using Status = TileStatus<T>;
+  const size_t num_tiles = ScanTile<Policy, T>::count(n);
+  if (num_tiles > static_cast<size_t>(INT_MAX)) {
+    return cudaErrorInvalidValue;  // more tiles than a grid has blocks
+  }
+  void* buffers[2];
+  PRIMS_TRY(prims::detail::carve_temp(temp, temp_bytes, {Status::bytes(num_tiles), sizeof(unsigned)}, buffers));
+  if (temp == nullptr || n == 0) {
+    return cudaSuccess;
+  }
+  const Status status(buffers[0], num_tiles);
+  unsigned* tile_counter = static_cast<unsigned*>(buffers[1]);
+
+  constexpr unsigned init_threads = 256;
+  const auto init_blocks = static_cast<unsigned>((num_tiles + init_threads - 1) / init_threads);
+  init_tile_status_kernel<<<init_blocks, init_threads, 0, stream>>>(status, num_tiles, tile_counter);
+  PRIMS_TRY(cudaGetLastError());
+  single_pass_scan_kernel<Policy, EXCLUSIVE><<<static_cast<unsigned>(num_tiles), Policy::block_threads, 0, stream>>>(
+      in, out, n, op, seed, status, tile_counter);
+  return cudaGetLastError();
+}
+
+template <bool EXCLUSIVE, class T, class Op>
+cudaError_t reduce_then_scan(void* temp, size_t& temp_bytes, const T* in, T* out, size_t n, Op op, Maybe<T> seed,
+                             cudaStream_t stream) {
+  using Policy = ReduceThenScanPolicy;
+  Spans spans{ScanTile<Policy, T>::count(n), 1, 0};
+  if (spans.num_tiles > 0) {
+    int multiprocessors = 0;
+    PRIMS_TRY(prims::detail::multiprocessor_count(multiprocessors));
+    const size_t max_spans = std::min(spans.num_tiles, static_cast<size_t>(multiprocessors) * Policy::blocks_per_sm);
+    spans.tiles_per_span = (spans.num_tiles + max_spans - 1) / max_spans;
+    spans.count = (spans.num_tiles + spans.tiles_per_span - 1) / spans.tiles_per_span;
+  }
+  // The last span's total is never needed: everything before span b is in totals[0, b).
+  const size_t num_totals = spans.count > 0 ? spans.count - 1 : 0;
+  void* buffers[1];
+  PRIMS_TRY(prims::detail::carve_temp(temp, temp_bytes, {num_totals * sizeof(T)}, buffers));
+  if (temp == nullptr || n == 0) {
+    return cudaSuccess;
+  }
+  T* totals = static_cast<T*>(buffers[0]);
+
+  constexpr int threads = Policy::block_threads;
+  if (num_totals > 0) {
+    reduce_spans_kernel<Policy><<<static_cast<unsigned>(num_totals), threads, 0, stream>>>(in, n, spans, totals, op);
+    PRIMS_TRY(cudaGetLastError());
+    scan_totals_kernel<Policy><<<1, threads, 0, stream>>>(totals, num_totals, op, seed);
+    PRIMS_TRY(cudaGetLastError());
+  }
+  scan_spans_kernel<Policy, EXCLUSIVE><<<static_cast<unsigned>(spans.count), threads, 0, stream>>>(
+      in, out, n, spans, totals, op, seed);
+  return cudaGetLastError();
+}
+
+template <ScanAlgorithm ALGORITHM, bool EXCLUSIVE, class T, class Op>
+cudaError_t scan(void* temp, size_t& temp_bytes, const T* in, T* out, size_t n, Op op, Maybe<T> seed,
+                 cudaStream_t stream) {
+  if constexpr (ALGORITHM == ScanAlgorithm::SinglePass) {
+    return single_pass_scan<EXCLUSIVE>(temp, temp_bytes, in, out, n, op, seed, stream);
+  } else {
+    return reduce_then_scan<EXCLUSIVE>(temp, temp_bytes, in, out, n, op, seed, stream);
+  }
+}
+
+template <bool EXCLUSIVE, class T, class Op>
+cudaError_t scan_default(void* temp, size_t& temp_bytes, const T* in, T* out, size_t n, Op op, Maybe<T> seed,
+                         cudaStream_t stream) {
+  if (default_scan_algorithm(n) == ScanAlgorithm::SinglePass) {
+    return scan<ScanAlgorithm::SinglePass, EXCLUSIVE>(temp, temp_bytes, in, out, n, op, seed, stream);
+  }
+  return scan<ScanAlgorithm::ReduceThenScan, EXCLUSIVE>(temp, temp_bytes, in, out, n, op, seed, stream);
+}
+
+}  // namespace detail
+
+/// out[i] = in[0] op in[1] op ... op in[i], with the algorithm chosen explicitly.
+/// Example: `prims::device::inclusive_scan<prims::device::ScanAlgorithm::ReduceThenScan>(temp, bytes, in, out, n, prims::Max{});`
+template <ScanAlgorithm ALGORITHM, class T, class Op>
+cudaError_t inclusive_scan(void* temp, size_t& temp_bytes, const T* in, T* out, size_t n, Op op,
+                           cudaStream_t stream = 0) {
+  return detail::scan<ALGORITHM, false>(temp, temp_bytes, in, out, n, op, detail::Maybe<T>{T{}, false}, stream);
+}
+
+/// out[i] = in[0] op in[1] op ... op in[i].
+/// Example:
+///   size_t bytes = 0;
+///   prims::device::inclusive_scan(nullptr, bytes, d_in, d_out, n, prims::Max{});
+///   cudaMalloc(&temp, bytes);
+///   prims::device::inclusive_scan(temp, bytes, d_in, d_out, n, prims::Max{}, stream);  // running maximum
+template <class T, class Op>
+cudaError_t inclusive_scan(void* temp, size_t& temp_bytes, const T* in, T* out, size_t n, Op op,
+                           cudaStream_t stream = 0) {
+  return detail::scan_default<false>(temp, temp_bytes, in, out, n, op, detail::Maybe<T>{T{}, false}, stream);
+}
+
+/// out[0] = init, out[i] = init op in[0] op ... op in[i - 1], with the algorithm chosen explicitly.
+/// Example: `prims::device::exclusive_scan<prims::device::ScanAlgorithm::SinglePass>(temp, bytes, in, out, n, prims::Sum{}, 0);`
+template <ScanAlgorithm ALGORITHM, class T, class Op>
+cudaError_t exclusive_scan(void* temp, size_t& temp_bytes, const T* in, T* out, size_t n, Op op, T init,
+                           cudaStream_t stream = 0) {
+  return detail::scan<ALGORITHM, true>(temp, temp_bytes, in, out, n, op, detail::Maybe<T>{init, true}, stream);
+}
+
+/// out[0] = init, out[i] = init op in[0] op ... op in[i - 1].
+/// Example: `prims::device::exclusive_scan(temp, bytes, d_in, d_out, n, prims::Sum{}, 0, stream);`
+template <class T, class Op>
+cudaError_t exclusive_scan(void* temp, size_t& temp_bytes, const T* in, T* out, size_t n, Op op, T init,
+                           cudaStream_t stream = 0) {
+  return detail::scan_default<true>(temp, temp_bytes, in, out, n, op, detail::Maybe<T>{init, true}, stream);
+}
+
+/// Running sums: out[i] = in[0] + ... + in[i].
+/// Example: `prims::device::inclusive_sum(temp, bytes, d_in, d_out, n);`
+template <class T>
+cudaError_t inclusive_sum(void* temp, size_t& temp_bytes, const T* in, T* out, size_t n, cudaStream_t stream = 0) {
+  return inclusive_scan(temp, temp_bytes, in, out, n, Sum{}, stream);
+}
+
+/// Offsets: out[0] = 0, out[i] = in[0] + ... + in[i - 1].
+/// Example: `prims::device::exclusive_sum(temp, bytes, d_counts, d_offsets, n);`
+template <class T>
+cudaError_t exclusive_sum(void* temp, size_t& temp_bytes, const T* in, T* out, size_t n, cudaStream_t stream = 0) {
+  return exclusive_scan(temp, temp_bytes, in, out, n, Sum{}, T(0), stream);
+}
+
+}  // namespace prims::device
