@@ -1,0 +1,239 @@
+#pragma once
+// The one benchmark harness: every bench times prims, Thrust and CUB on the same device data in the same process,
+// interleaving the contenders run by run, and reports medians of CUDA-event timings.
+//
+//   prims::bench::Harness harness(argc, argv, "bench_reduce");
+//   harness.run_case({"sum", "i32", "WarpShuffle"}, n, bytes_per_item, {contender...}, prepare);
+//   return harness.finish();   // prints the table, writes the JSON
+//
+// Honest timing: a warm-up run of each contender first; before every timed run the L2 cache is flushed (by writing a
+// buffer twice its size) and the `prepare` step restores fresh input (a sort must get unsorted input every run);
+// neither is timed. Bandwidth is reported against the device-to-device copy bandwidth measured at start-up.
+
+#include <cuda_runtime.h>
+
+#include <fmt/format.h>
+
+#include <CLI/CLI.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "prims/util/device_buffer.cuh"
+#include "prims/util/error.cuh"
+
+namespace prims::bench {
+
+/// One contender in a case: a name ("prims", "Thrust", "CUB") and the work to time on the given stream.
+/// `check` (optional) runs after the timed runs and returns false when the contender's output is wrong.
+struct Contender {
+  std::string name;
+  std::function<void(cudaStream_t)> run;
+  std::function<bool()> check = nullptr;
+};
+
+/// What a case measures: the algorithm family, the element type, and the variant of prims being timed.
+struct CaseName {
+  std::string bench;
+  std::string type;
+  std::string variant;
+};
+
+struct Measurement {
+  CaseName name;
+  size_t n;
+  double bytes_per_item;
+  std::vector<std::string> contenders;
+  std::vector<double> median_ms;
+  std::vector<bool> correct;
+};
+
+/// A deterministic hash of (index, seed): input data generated on the device, fast even at 2^30 items.
+__host__ __device__ inline uint64_t mix_bits(uint64_t x) {
+  x ^= x >> 30;
+  x *= 0xbf58476d1ce4e5b9ull;
+  x ^= x >> 27;
+  x *= 0x94d049bb133111ebull;
+  x ^= x >> 31;
+  return x;
+}
+
+template <class T, class Make>
+__global__ void generate_kernel(T* out, size_t n, uint64_t seed, Make make) {
+  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x) {
+    out[i] = make(mix_bits(i * 0x9e3779b97f4a7c15ull + seed), i);
+  }
+}
+
+/// Fills out[0..n) with make(random_bits, index) on the device.
+template <class T, class Make>
+void generate(T* out, size_t n, uint64_t seed, Make make) {
+  if (n == 0) return;
+  generate_kernel<<<1024, 256>>>(out, n, seed, make);
+  check(cudaGetLastError(), "generate_kernel");
+  check(cudaDeviceSynchronize(), "generating input");
+}
+
+class Harness {
+ public:
+  /// Parses the common options: --json FILE, --min-log2, --max-log2, --repeats.
+  Harness(int argc, char** argv, std::string bench_name, int default_min_log2 = 16, int default_max_log2 = 30)
+      : bench_name_(std::move(bench_name)), min_log2_(default_min_log2), max_log2_(default_max_log2) {
+    CLI::App app{bench_name_ + ": prims against Thrust and CUB"};
+    app.add_option("--json", json_path_, "write the results as JSON to this file");
+    app.add_option("--min-log2", min_log2_, "smallest size, as a power of two");
+    app.add_option("--max-log2", max_log2_, "largest size, as a power of two");
+    app.add_option("--repeats", repeats_, "timed runs per contender (the median is reported)");
+    try {
+      app.parse(argc, argv);
+    } catch (const CLI::ParseError& e) {
+      std::exit(app.exit(e));
+    }
+    cudaDeviceProp props{};
+    check(cudaGetDeviceProperties(&props, 0), "cudaGetDeviceProperties");
+    device_name_ = props.name;
+    l2_flush_.emplace(std::max<size_t>(2 * props.l2CacheSize, size_t{64} << 20));
+    check(cudaStreamCreate(&stream_), "cudaStreamCreate");
+    check(cudaEventCreate(&start_), "cudaEventCreate");
+    check(cudaEventCreate(&stop_), "cudaEventCreate");
+    copy_gbs_ = measure_copy_bandwidth();
+    fmt::print("{} on {} ({} SMs); device-to-device copy {:.0f} GB/s (read + write, 2^28 ints)\n", bench_name_,
+               device_name_, props.multiProcessorCount, copy_gbs_);
+  }
+
+  ~Harness() {
+    cudaEventDestroy(start_);
+    cudaEventDestroy(stop_);
+    cudaStreamDestroy(stream_);
+  }
+
+  int min_log2() const { return min_log2_; }
+  int max_log2() const { return max_log2_; }
+  cudaStream_t stream() const { return stream_; }
+
+  /// Times every contender `repeats` times, interleaved, each run after `prepare` and an L2 flush.
+  void run_case(const CaseName& name, size_t n, double bytes_per_item, const std::vector<Contender>& contenders,
+                const std::function<void()>& prepare = [] {}) {
+    std::vector<std::vector<float>> times(contenders.size());
+    for (int round = -1; round < repeats_; ++round) {  // round -1 is the warm-up
+      for (size_t c = 0; c < contenders.size(); ++c) {
+        prepare();
+        check(cudaMemsetAsync(l2_flush_->data(), round & 0xff, l2_flush_->bytes(), stream_), "flushing L2");
+        check(cudaEventRecord(start_, stream_), "cudaEventRecord");
+        contenders[c].run(stream_);
+        check(cudaGetLastError(), contenders[c].name.c_str());
+        check(cudaEventRecord(stop_, stream_), "cudaEventRecord");
+        check(cudaEventSynchronize(stop_), contenders[c].name.c_str());
+        float ms = 0;
+        check(cudaEventElapsedTime(&ms, start_, stop_), "cudaEventElapsedTime");
+        if (round >= 0) times[c].push_back(ms);
+      }
+    }
+    Measurement m{name, n, bytes_per_item, {}, {}, {}};
+    for (size_t c = 0; c < contenders.size(); ++c) {
+      std::sort(times[c].begin(), times[c].end());
+      m.contenders.push_back(contenders[c].name);
+      m.median_ms.push_back(times[c][times[c].size() / 2]);
+      m.correct.push_back(contenders[c].check ? contenders[c].check() : true);
+    }
+    print_row(m);
+    results_.push_back(std::move(m));
+  }
+
+  /// Writes the JSON (when asked for) and returns the exit code: non-zero if any contender's output was wrong.
+  int finish() {
+    if (!json_path_.empty()) write_json();
+    const bool all_correct = std::all_of(results_.begin(), results_.end(), [](const Measurement& m) {
+      return std::all_of(m.correct.begin(), m.correct.end(), [](bool ok) { return ok; });
+    });
+    if (!all_correct) fmt::print("{}: some outputs were WRONG (marked in the table)\n", bench_name_);
+    return all_correct ? 0 : 1;
+  }
+
+ private:
+  double measure_copy_bandwidth() {
+    const size_t n = size_t{1} << 28;
+    DeviceBuffer<int> a(n), b(n);
+    check(cudaMemset(a.data(), 1, a.bytes()), "cudaMemset");
+    std::vector<float> times;
+    for (int i = 0; i < 11; ++i) {
+      check(cudaEventRecord(start_, stream_), "cudaEventRecord");
+      check(cudaMemcpyAsync(b.data(), a.data(), a.bytes(), cudaMemcpyDeviceToDevice, stream_), "copy");
+      check(cudaEventRecord(stop_, stream_), "cudaEventRecord");
+      check(cudaEventSynchronize(stop_), "copy");
+      float ms = 0;
+      check(cudaEventElapsedTime(&ms, start_, stop_), "cudaEventElapsedTime");
+      times.push_back(ms);
+    }
+    std::sort(times.begin(), times.end());
+    return 2.0 * a.bytes() / (times[times.size() / 2] * 1e6);
+  }
+
+  void print_row(const Measurement& m) {
+    if (!header_printed_) {
+      std::string header = fmt::format("{:<10} {:<5} {:<14} {:>6}", "bench", "type", "variant", "log2n");
+      for (const auto& c : m.contenders) header += fmt::format(" {:>10}", c + " us");
+      for (size_t c = 1; c < m.contenders.size(); ++c) header += fmt::format(" {:>9}", "x " + m.contenders[c]);
+      header += fmt::format(" {:>9} {:>7} {:>9}", "GB/s", "% copy", "Gitems/s");
+      fmt::print("{}\n", header);
+      header_printed_ = true;
+    }
+    const double log2n = m.n > 0 ? std::log2(double(m.n)) : 0.0;
+    std::string row = fmt::format("{:<10} {:<5} {:<14} {:>6.1f}", m.name.bench, m.name.type, m.name.variant, log2n);
+    for (size_t c = 0; c < m.contenders.size(); ++c) {
+      row += fmt::format(" {:>10}", fmt::format("{:.1f}{}", m.median_ms[c] * 1e3, m.correct[c] ? "" : "!WRONG"));
+    }
+    for (size_t c = 1; c < m.contenders.size(); ++c) row += fmt::format(" {:>9.2f}", m.median_ms[c] / m.median_ms[0]);
+    const double gbs = m.bytes_per_item * m.n / (m.median_ms[0] * 1e6);
+    row += fmt::format(" {:>9.0f} {:>6.1f}% {:>9.2f}", gbs, 100.0 * gbs / copy_gbs_, m.n / (m.median_ms[0] * 1e6));
+    fmt::print("{}\n", row);
+    std::fflush(stdout);
+  }
+
+  void write_json() const {
+    std::ofstream out(json_path_);
+    out << fmt::format("{{\n  \"bench\": \"{}\",\n  \"device\": \"{}\",\n  \"copy_gbs\": {:.1f},\n  \"repeats\": {},\n",
+                       bench_name_, device_name_, copy_gbs_, repeats_);
+    out << "  \"results\": [\n";
+    for (size_t i = 0; i < results_.size(); ++i) {
+      const Measurement& m = results_[i];
+      out << fmt::format("    {{\"bench\": \"{}\", \"type\": \"{}\", \"variant\": \"{}\", \"n\": {}, \"bytes_per_item\": {}, ",
+                         m.name.bench, m.name.type, m.name.variant, m.n, m.bytes_per_item);
+      out << "\"median_ms\": {";
+      for (size_t c = 0; c < m.contenders.size(); ++c) {
+        out << fmt::format("{}\"{}\": {:.6f}", c ? ", " : "", m.contenders[c], m.median_ms[c]);
+      }
+      out << "}, \"correct\": {";
+      for (size_t c = 0; c < m.contenders.size(); ++c) {
+        out << fmt::format("{}\"{}\": {}", c ? ", " : "", m.contenders[c], m.correct[c] ? "true" : "false");
+      }
+      out << "}}" << (i + 1 < results_.size() ? ",\n" : "\n");
+    }
+    out << "  ]\n}\n";
+    if (!out) throw std::runtime_error("cannot write " + json_path_);
+  }
+
+  std::string bench_name_;
+  std::string json_path_;
+  int min_log2_;
+  int max_log2_;
+  int repeats_ = 30;
+  std::string device_name_;
+  std::optional<DeviceBuffer<unsigned char>> l2_flush_;
+  cudaStream_t stream_ = nullptr;
+  cudaEvent_t start_ = nullptr;
+  cudaEvent_t stop_ = nullptr;
+  double copy_gbs_ = 0;
+  bool header_printed_ = false;
+  std::vector<Measurement> results_;
+};
+
+}  // namespace prims::bench

@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# One command for a GPU machine: build, run every test, run compute-sanitizer memcheck and racecheck on the test
+# binaries, run the benches. Logs and JSON go to $OUT (default ./gpu-out); a short summary is printed last.
+#
+#   scripts/gpu-check.sh                 everything
+#   scripts/gpu-check.sh tests bench     only some stages (build always runs): tests, sanitize, bench
+#   BENCH_ARGS="--max-log2 24" scripts/gpu-check.sh bench      extra arguments for every bench
+#   BENCHES="bench_scan" ... ; TEST_FILTER=Scan ... (ctest -R) ; SANITIZE_FILTER='-*Large*' (gtest filter)
+set -uo pipefail
+cd "$(dirname "$0")/.."
+OUT=${OUT:-$PWD/gpu-out}
+BUILD=${BUILD:-build-gpu}
+mkdir -p "$OUT"
+stages=("$@")
+[ ${#stages[@]} -eq 0 ] && stages=(tests sanitize bench)
+wants() { [[ " ${stages[*]} " == *" $1 "* ]]; }
+summary="$OUT/summary.txt"
+: >"$summary"
+note() { echo "$*" | tee -a "$summary"; }
+
+nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm --format=csv,noheader >>"$summary" 2>&1
+if ! { cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release && cmake --build "$BUILD" -j"$(nproc)"; } >"$OUT/build.log" 2>&1; then
+  tail -40 "$OUT/build.log"
+  note "BUILD FAILED"
+  exit 1
+fi
+note "build ok"
+
+status=0
+if wants tests; then
+  ctest --test-dir "$BUILD" -j4 --output-on-failure -R "${TEST_FILTER:-.}" >"$OUT/ctest.log" 2>&1 || status=1
+  note "tests: $(grep -E 'tests passed|tests failed' "$OUT/ctest.log")"
+  grep -E '^\s+[0-9]+ - .*(Failed|Timeout|Exception)' "$OUT/ctest.log" | head -30 | tee -a "$summary"
+fi
+
+if wants sanitize; then
+  : >"$OUT/sanitizer.log"
+  for binary in "$BUILD"/tests/test_*; do
+    [ -x "$binary" ] || continue
+    for tool in memcheck racecheck; do
+      if compute-sanitizer --tool "$tool" --require-cuda-init=no --error-exitcode 9 "$binary" \
+          --gtest_filter="${SANITIZE_FILTER:--*Large*:*2e28*:*Huge*}" >>"$OUT/sanitizer.log" 2>&1; then
+        note "$tool $(basename "$binary"): clean"
+      else
+        note "$tool $(basename "$binary"): ERRORS"
+        status=1
+      fi
+    done
+  done
+fi
+
+if wants bench; then
+  for bench in ${BENCHES:-bench_reduce bench_scan bench_sort}; do
+    [ -x "$BUILD/bench/$bench" ] || { note "$bench: not built"; continue; }
+    # shellcheck disable=SC2086
+    "$BUILD/bench/$bench" --json "$OUT/$bench.json" ${BENCH_ARGS:-} 2>&1 | tee -a "$OUT/bench.log" || status=1
+  done
+fi
+
+echo "==== summary"
+cat "$summary"
+exit $status
