@@ -1,0 +1,193 @@
+#pragma once
+// What both radix-sort algorithms share: the tuning policies and one tile's work in a digit pass.
+//
+// A tile is BLOCK_THREADS * ITEMS_PER_THREAD consecutive keys, loaded warp-striped (item i of lane l in warp w
+// is tile element (w * ITEMS_PER_THREAD + i) * 32 + l: each load is coalesced, and a warp's items in item order
+// are in tile order, which block::RadixRank needs for stability). The last tile is padded: missing keys get the
+// largest digit, so they rank after every real key and are simply not written.
+// A tile pass: load keys, take their digits, rank them, learn where each digit's run goes in the output (the
+// algorithms differ only here), then scatter through shared memory: keys are placed in the tile in rank order,
+// and thread t writes slots t, t + BLOCK_THREADS, ..., so a run of equal digits is written contiguously.
+// Values follow the same ranks. The sort moves the original keys; digits come from their ordered bits.
+
+#include <cstddef>
+#include <type_traits>
+
+#include "prims/block/radix_rank.cuh"
+#include "prims/util/radix_key.cuh"
+#include "prims/warp/reduce.cuh"
+
+namespace prims::device::detail {
+
+/// Keys-only sorts carry this in place of a value type.
+struct NoValues {};
+
+template <class V>
+inline constexpr bool kHasValues = !std::is_same_v<V, NoValues>;
+
+/// The widest item a tile moves through shared memory: the key or the value.
+template <class K, class V>
+inline constexpr int kSortItemBytes =
+    static_cast<int>(sizeof(K) > sizeof(V) || !kHasValues<V> ? sizeof(K) : sizeof(V));
+
+/// Tuning of the reduce-then-scan algorithm (TileCounts) on Hopper: a tile of 16 KB of the widest item.
+template <class K, class V>
+struct TileCountsPolicySm90 {
+  static constexpr int radix_bits = 8;
+  static constexpr int block_threads = 256;
+  static constexpr int items_per_thread = kSortItemBytes<K, V> <= 4 ? 16 : kSortItemBytes<K, V> <= 8 ? 8 : 4;
+};
+
+/// Tuning of Onesweep on Hopper. Pass kernel: 512 threads, a tile of about 30-40 KB of the widest item (15 keys
+/// a thread for 4-byte items), so that a block of look-back work amortizes its 256 digit words over many keys.
+/// Histogram kernel: a persistent grid reading 64 bytes of keys a thread per tile (16 4-byte keys), with `histogram_copies` copies of the
+/// shared counters (lane l adds to copy l % copies) so that skewed digits collide less.
+template <class K, class V>
+struct OnesweepPolicySm90 {
+  static constexpr int radix_bits = 8;
+  static constexpr int block_threads = 512;
+  static constexpr int items_per_thread = kSortItemBytes<K, V> <= 4 ? 15 : kSortItemBytes<K, V> <= 8 ? 9 : 5;
+  static constexpr int histogram_block_threads = 256;
+  static constexpr int histogram_items_per_thread = sizeof(K) <= 4 ? 16 : 8;
+  static constexpr int histogram_blocks_per_sm = 4;
+  static constexpr int histogram_copies = 4;
+};
+
+/// The policies for the architecture the library is built for; one entry today.
+template <class K, class V>
+using TileCountsPolicy = TileCountsPolicySm90<K, V>;
+template <class K, class V>
+using OnesweepPolicy = OnesweepPolicySm90<K, V>;
+
+/// The number of digit passes over [begin_bit, end_bit) with digits of `radix_bits`.
+constexpr int radix_passes(int begin_bit, int end_bit, int radix_bits) {
+  return (end_bit - begin_bit + radix_bits - 1) / radix_bits;
+}
+
+/// The digit of pass `pass`: bits [begin_bit + pass * radix_bits, ...), fewer in the last pass.
+template <class K>
+__host__ __device__ DigitExtractor<K> pass_digit(Order order, int begin_bit, int end_bit, int radix_bits,
+                                                 int pass) {
+  const int shift = begin_bit + pass * radix_bits;
+  const int width = end_bit - shift < radix_bits ? end_bit - shift : radix_bits;
+  return DigitExtractor<K>(order, shift, width);
+}
+
+/// What a digit pass reads and writes. Keys-only passes have null value pointers.
+template <class K, class V>
+struct PassBuffers {
+  const K* keys_in;
+  K* keys_out;
+  const V* values_in;
+  V* values_out;
+};
+
+/// One tile of a digit pass, for the policy's block shape. `Offset` holds output positions (size_t where n may
+/// pass 2^32).
+template <class Policy, class K, class V, class Offset>
+struct SortTile {
+  static constexpr int kThreads = Policy::block_threads;
+  static constexpr int kItems = Policy::items_per_thread;
+  static constexpr int kTileItems = kThreads * kItems;
+  static constexpr int kDigits = 1 << Policy::radix_bits;
+  using Rank = block::RadixRank<kThreads, kItems, Policy::radix_bits>;
+
+  struct TempStorage {
+    union {
+      typename Rank::TempStorage rank;
+      /// The tile in rank order, keys first and then values.
+      alignas(16) unsigned char exchange[static_cast<size_t>(kTileItems) * kSortItemBytes<K, V>];
+    };
+    /// Slot s of the ranked tile, with digit d, goes to output position digit_base[d] + s.
+    Offset digit_base[kDigits];
+  };
+
+  /// Where this thread's item i lies in the tile.
+  __device__ static int element(int item) {
+    const int lane = threadIdx.x % warp::kWarpThreads;
+    const int warp_id = threadIdx.x / warp::kWarpThreads;
+    return (warp_id * kItems + item) * warp::kWarpThreads + lane;
+  }
+
+  /// Loads the tile starting at `tile`; items past `valid` are left unset.
+  template <class T>
+  __device__ static void load(const T* __restrict__ tile, int valid, T (&items)[kItems]) {
+    if (valid == kTileItems) {
+#pragma unroll
+      for (int i = 0; i < kItems; ++i) items[i] = tile[element(i)];
+    } else {
+#pragma unroll
+      for (int i = 0; i < kItems; ++i) {
+        if (element(i) < valid) items[i] = tile[element(i)];
+      }
+    }
+  }
+
+  /// Stores items back at their own tile positions (a pass that cannot reorder anything copies this way).
+  template <class T>
+  __device__ static void store_in_place(T* __restrict__ tile, int valid, const T (&items)[kItems]) {
+#pragma unroll
+    for (int i = 0; i < kItems; ++i) {
+      if (element(i) < valid) tile[element(i)] = items[i];
+    }
+  }
+
+  /// The digit of every key; the padding past `valid` gets the largest digit.
+  __device__ static void key_digits(const K (&keys)[kItems], int valid, DigitExtractor<K> digit_of,
+                                unsigned (&digits)[kItems]) {
+#pragma unroll
+    for (int i = 0; i < kItems; ++i) {
+      digits[i] = element(i) < valid ? digit_of(keys[i]) : kDigits - 1;
+    }
+  }
+
+  /// Scatters the ranked keys; digit_base must be set. Returns the digit of each slot this thread wrote in
+  /// `slot_digits`, for scatter_values.
+  __device__ static void scatter_keys(const K (&keys)[kItems], const unsigned (&ranks)[kItems], int valid,
+                                      DigitExtractor<K> digit_of, TempStorage& storage, K* __restrict__ out,
+                                      unsigned (&slot_digits)[kItems]) {
+    const K* ranked = to_rank_order(keys, ranks, valid, storage);
+#pragma unroll
+    for (int k = 0; k < kItems; ++k) {
+      const int slot = k * kThreads + threadIdx.x;
+      if (slot < valid) {
+        const K key = ranked[slot];
+        slot_digits[k] = digit_of(key);
+        out[storage.digit_base[slot_digits[k]] + slot] = key;
+      }
+    }
+  }
+
+  /// Scatters the values with the ranks and slot digits of scatter_keys.
+  template <class T>
+  __device__ static void scatter_values(const T (&values)[kItems], const unsigned (&ranks)[kItems], int valid,
+                                        const unsigned (&slot_digits)[kItems], TempStorage& storage,
+                                        T* __restrict__ out) {
+    const T* ranked = to_rank_order(values, ranks, valid, storage);
+#pragma unroll
+    for (int k = 0; k < kItems; ++k) {
+      const int slot = k * kThreads + threadIdx.x;
+      if (slot < valid) {
+        out[storage.digit_base[slot_digits[k]] + slot] = ranked[slot];
+      }
+    }
+  }
+
+ private:
+  /// Puts the tile's items into shared memory in rank order. The barrier in front lets the exchange reuse the
+  /// rank storage and a previous exchange.
+  template <class T>
+  __device__ static const T* to_rank_order(const T (&items)[kItems], const unsigned (&ranks)[kItems], int valid,
+                                           TempStorage& storage) {
+    T* exchange = reinterpret_cast<T*>(storage.exchange);
+    __syncthreads();
+#pragma unroll
+    for (int i = 0; i < kItems; ++i) {
+      if (ranks[i] < static_cast<unsigned>(valid)) exchange[ranks[i]] = items[i];
+    }
+    __syncthreads();
+    return exchange;
+  }
+};
+
+}  // namespace prims::device::detail

@@ -1,0 +1,137 @@
+#pragma once
+// Radix-sort key bits: every key type maps to an unsigned integer of the same width whose unsigned order is the
+// sort order. The map is used for ranking only: the sort moves the original keys, so a map that is not a
+// bijection (floats send -0.0 and +0.0, and every NaN, to one value each) still preserves every key's bits.
+//
+//   unsigned   the bits themselves
+//   signed     the sign bit flipped: INT_MIN .. -1, 0 .. INT_MAX
+//   floating   numpy's order: -inf .. -0.0 == +0.0 .. +inf, then every NaN (either sign, any payload) last.
+//              Negative numbers have all bits flipped, non-negative ones the sign bit set; -0.0 first becomes
+//              +0.0 and NaNs become all ones.
+// Descending order complements the mapped bits: the exact reverse order, and equal keys stay equal (stable).
+
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+
+namespace prims {
+
+/// Whether `K` can be a radix-sort key: the built-in integers of 1 to 8 bytes (not bool), float and double.
+template <class K>
+inline constexpr bool kIsRadixKey =
+    (std::is_integral_v<K> && !std::is_same_v<K, bool> && sizeof(K) <= 8) || std::is_same_v<K, float> ||
+    std::is_same_v<K, double>;
+
+namespace detail {
+
+template <int BYTES>
+struct UnsignedOfSize;
+template <>
+struct UnsignedOfSize<1> {
+  using type = std::uint8_t;
+};
+template <>
+struct UnsignedOfSize<2> {
+  using type = std::uint16_t;
+};
+template <>
+struct UnsignedOfSize<4> {
+  using type = std::uint32_t;
+};
+template <>
+struct UnsignedOfSize<8> {
+  using type = std::uint64_t;
+};
+
+}  // namespace detail
+
+/// The ordered bits of a key type.
+/// Example:
+///   using Key = prims::RadixKey<float>;
+///   Key::Bits a = Key::ordered_bits(-1.0f), b = Key::ordered_bits(2.0f);   // a < b
+///   Key::ordered_bits(-0.0f) == Key::ordered_bits(0.0f);                    // true
+template <class K>
+struct RadixKey {
+  static_assert(kIsRadixKey<K>, "radix-sort keys are 1 to 8-byte integers, float or double");
+  using Bits = typename detail::UnsignedOfSize<sizeof(K)>::type;
+  static constexpr int kBits = 8 * static_cast<int>(sizeof(K));
+  static constexpr Bits kSignBit = static_cast<Bits>(Bits{1} << (kBits - 1));
+  /// +inf for float and double (all exponent bits set); magnitudes above it are NaNs.
+  static constexpr Bits kInfinityBits =
+      sizeof(K) == 4 ? static_cast<Bits>(0x7F800000u) : static_cast<Bits>(0x7FF0000000000000ull);
+
+  /// The key's bits as stored (a bit cast).
+  __host__ __device__ static Bits raw_bits(K key) {
+    Bits bits;
+    memcpy(&bits, &key, sizeof(K));
+    return bits;
+  }
+
+  /// Bits whose unsigned order is the ascending key order described at the top of this file.
+  __host__ __device__ static Bits ordered_bits(K key) {
+    const Bits bits = raw_bits(key);
+    if constexpr (std::is_floating_point_v<K>) {
+      const Bits magnitude = static_cast<Bits>(bits & ~kSignBit);
+      if (magnitude > kInfinityBits) {
+        return static_cast<Bits>(~Bits{0});
+      }
+      if (magnitude == 0) {
+        return kSignBit;
+      }
+      return (bits & kSignBit) ? static_cast<Bits>(~bits) : static_cast<Bits>(bits | kSignBit);
+    } else if constexpr (std::is_signed_v<K>) {
+      return static_cast<Bits>(bits ^ kSignBit);
+    } else {
+      return bits;
+    }
+  }
+};
+
+/// Ascending or descending; both are stable (equal keys keep their input order).
+enum class Order { Ascending, Descending };
+
+/// Extracts one radix digit of a key's ordered bits for one sort pass: the `num_bits` bits from `shift` up, after
+/// complementing for descending order.
+/// Example:
+///   const prims::DigitExtractor<int> digit_of(prims::Order::Descending, 8, 8);   // bits [8, 16)
+///   unsigned d = digit_of(key);                                                 // 0 .. 255
+template <class K>
+struct DigitExtractor {
+  using Bits = typename RadixKey<K>::Bits;
+  Bits flip;
+  int shift;
+  Bits mask;
+
+  __host__ __device__ DigitExtractor(Order order, int shift_, int num_bits)
+      : flip(order == Order::Descending ? static_cast<Bits>(~Bits{0}) : Bits{0}),
+        shift(shift_),
+        mask(static_cast<Bits>((std::uint64_t{1} << num_bits) - 1)) {}
+
+  __host__ __device__ unsigned operator()(K key) const {
+    const Bits bits = static_cast<Bits>(RadixKey<K>::ordered_bits(key) ^ flip);
+    return static_cast<unsigned>(static_cast<Bits>(bits >> shift) & mask);
+  }
+};
+
+/// The bits in [begin_bit, end_bit) of a key's ordered bits (complemented for descending): the value the sort
+/// orders by. Two keys are equal for the sort exactly when their sort bits are equal. Handy for references.
+/// Example: `prims::sort_bits(-0.0f, prims::Order::Ascending, 0, 32) == prims::sort_bits(0.0f, ...)` is true.
+template <class K>
+__host__ __device__ typename RadixKey<K>::Bits sort_bits(K key, Order order, int begin_bit, int end_bit) {
+  using Bits = typename RadixKey<K>::Bits;
+  const int width = end_bit - begin_bit;
+  const Bits mask = width >= RadixKey<K>::kBits ? static_cast<Bits>(~Bits{0})
+                                                 : static_cast<Bits>((std::uint64_t{1} << width) - 1);
+  const Bits flip = order == Order::Descending ? static_cast<Bits>(~Bits{0}) : Bits{0};
+  const Bits bits = static_cast<Bits>(RadixKey<K>::ordered_bits(key) ^ flip);
+  return width <= 0 ? Bits{0} : static_cast<Bits>(static_cast<Bits>(bits >> begin_bit) & mask);
+}
+
+/// Whether [begin_bit, end_bit) is a valid bit range for key type K: 0 <= begin_bit <= end_bit <= bits of K.
+/// Example: `prims::valid_bit_range<uint32_t>(0, 32)` is true, `(8, 40)` is false.
+template <class K>
+constexpr bool valid_bit_range(int begin_bit, int end_bit) {
+  return 0 <= begin_bit && begin_bit <= end_bit && end_bit <= RadixKey<K>::kBits;
+}
+
+}  // namespace prims

@@ -1,0 +1,417 @@
+// prims::device::radix_sort_keys and radix_sort_pairs, both algorithms, against a CPU stable sort on the ordered
+// key bits (sort_reference.cuh), compared bitwise: every key type, both orders, stability of pairs, value types
+// of 1 to 16 bytes, bit ranges, sizes around every tile edge, in place, key distributions, special floats, and
+// 2^28 keys validated on the GPU. Outputs are poisoned before every run.
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <random>
+#include <vector>
+
+#include "gpu_test.cuh"
+#include "prims/device/radix_sort.cuh"
+#include "prims/util/ops.cuh"
+#include "prims/warp/reduce.cuh"
+#include "sort_reference.cuh"
+
+namespace {
+
+using prims::device::Order;
+using prims::device::RadixSortAlgorithm;
+namespace detail = prims::device::detail;
+
+constexpr int kOnesweepTile = detail::SortTile<detail::OnesweepPolicy<uint32_t, detail::NoValues>, uint32_t,
+                                               detail::NoValues, unsigned>::kTileItems;
+constexpr int kTileCountsTile = detail::SortTile<detail::TileCountsPolicy<uint32_t, detail::NoValues>, uint32_t,
+                                                 detail::NoValues, size_t>::kTileItems;
+
+/// Sizes around the edges of both algorithms' tiles.
+std::vector<size_t> sort_sizes() {
+  std::vector<size_t> sizes = {0, 1, 2, 31, 33, 1023, 1025, 65537};
+  for (size_t tile : {size_t{kOnesweepTile}, size_t{kTileCountsTile}}) {
+    for (size_t tiles : {1, 3}) {
+      for (long delta : {-1, 0, 1}) sizes.push_back(tiles * tile + delta);
+    }
+  }
+  return sizes;
+}
+
+/// Random keys of every bit pattern (floats included: every sign, exponent, NaN and denormal).
+template <class K>
+std::vector<K> random_keys(size_t n, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<K> keys(n);
+  for (auto& key : keys) {
+    const auto bits = static_cast<typename prims::RadixKey<K>::Bits>(rng());
+    std::memcpy(&key, &bits, sizeof(K));
+  }
+  return keys;
+}
+
+/// Bit patterns as integers, so that NaNs compare equal to themselves in EXPECT_EQ.
+template <class K>
+std::vector<typename prims::RadixKey<K>::Bits> bit_patterns(const std::vector<K>& keys) {
+  std::vector<typename prims::RadixKey<K>::Bits> bits(keys.size());
+  for (size_t i = 0; i < keys.size(); ++i) bits[i] = prims::RadixKey<K>::raw_bits(keys[i]);
+  return bits;
+}
+
+struct SortCase {
+  Order order = Order::Ascending;
+  int begin_bit = 0;
+  int end_bit = -1;  // -1: all bits of the key
+  bool in_place = false;
+};
+
+/// Sorts `keys` (and `values`, when given) on the GPU and checks against the reference, bitwise.
+template <RadixSortAlgorithm ALGORITHM, class K, class V = uint32_t>
+void check_sort(const std::vector<K>& keys, const std::vector<V>* values, SortCase c) {
+  const size_t n = keys.size();
+  const int end_bit = c.end_bit < 0 ? prims::RadixKey<K>::kBits : c.end_bit;
+  const auto permutation = prims::test::reference_sort_permutation(keys, c.order, c.begin_bit, end_bit);
+  const size_t capacity = std::max<size_t>(n, 1);
+  prims::DeviceBuffer<K> keys_in(capacity), keys_out(capacity);
+  prims::DeviceBuffer<V> values_in(capacity), values_out(capacity);
+  if (n > 0) keys_in.upload(keys);
+  if (values != nullptr && n > 0) values_in.upload(*values);
+  keys_out.fill_bytes(0xCD);
+  values_out.fill_bytes(0xCD);
+  K* keys_dst = c.in_place ? keys_in.data() : keys_out.data();
+  V* values_dst = c.in_place ? values_in.data() : values_out.data();
+  prims::test::run_two_phase([&](void* temp, size_t& bytes) {
+    if (values == nullptr) {
+      return prims::device::radix_sort_keys<ALGORITHM>(temp, bytes, keys_in.data(), keys_dst, n, c.order,
+                                                       c.begin_bit, end_bit);
+    }
+    return prims::device::radix_sort_pairs<ALGORITHM>(temp, bytes, keys_in.data(), keys_dst, values_in.data(),
+                                                      values_dst, n, c.order, c.begin_bit, end_bit);
+  });
+  const auto& got_keys = c.in_place ? keys_in : keys_out;
+  const std::string where = "n = " + std::to_string(n) + ", bits [" + std::to_string(c.begin_bit) + ", " +
+                            std::to_string(end_bit) + ")" + (c.order == Order::Descending ? ", descending" : "") +
+                            (c.in_place ? ", in place" : "");
+  ASSERT_EQ(bit_patterns(got_keys.download(n)), bit_patterns(prims::test::permuted(keys, permutation))) << where;
+  if (values != nullptr) {
+    const auto& got_values = c.in_place ? values_in : values_out;
+    const std::vector<V> got = got_values.download(n);
+    const std::vector<V> expected = prims::test::permuted(*values, permutation);
+    ASSERT_EQ(0, n == 0 ? 0 : std::memcmp(got.data(), expected.data(), n * sizeof(V))) << "values, " << where;
+  }
+}
+
+template <class K>
+class RadixSortTyped : public ::testing::Test {};
+using KeyTypes =
+    ::testing::Types<int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, int64_t, uint64_t, float, double>;
+TYPED_TEST_SUITE(RadixSortTyped, KeyTypes);
+
+template <RadixSortAlgorithm ALGORITHM, class K>
+void check_keys_every_size() {
+  for (size_t n : sort_sizes()) {
+    const auto keys = random_keys<K>(n, n * 3 + sizeof(K));
+    for (Order order : {Order::Ascending, Order::Descending}) {
+      check_sort<ALGORITHM>(keys, static_cast<const std::vector<uint32_t>*>(nullptr), {order});
+      if (::testing::Test::HasFatalFailure()) return;
+    }
+  }
+}
+
+TYPED_TEST(RadixSortTyped, KeysEverySizeOnesweep) {
+  PRIMS_REQUIRE_GPU();
+  check_keys_every_size<RadixSortAlgorithm::Onesweep, TypeParam>();
+}
+
+TYPED_TEST(RadixSortTyped, KeysEverySizeTileCounts) {
+  PRIMS_REQUIRE_GPU();
+  check_keys_every_size<RadixSortAlgorithm::TileCounts, TypeParam>();
+}
+
+/// Few distinct keys, values = input index: equal keys must keep their values in input order.
+template <RadixSortAlgorithm ALGORITHM, class K>
+void check_pairs_stable() {
+  for (size_t n : {size_t{1}, size_t{kOnesweepTile} + 1, size_t{3} * kOnesweepTile - 1, size_t{100003}}) {
+    auto keys = random_keys<K>(n, n + 11);
+    for (auto& key : keys) key = keys[static_cast<size_t>(prims::RadixKey<K>::raw_bits(key)) % 5];
+    std::vector<uint32_t> index(n);
+    for (size_t i = 0; i < n; ++i) index[i] = static_cast<uint32_t>(i);
+    for (Order order : {Order::Ascending, Order::Descending}) {
+      check_sort<ALGORITHM>(keys, &index, {order});
+      check_sort<ALGORITHM>(keys, &index, {order, 0, -1, /*in_place=*/true});
+      if (::testing::Test::HasFatalFailure()) return;
+    }
+  }
+}
+
+TYPED_TEST(RadixSortTyped, PairsStableOnesweep) {
+  PRIMS_REQUIRE_GPU();
+  check_pairs_stable<RadixSortAlgorithm::Onesweep, TypeParam>();
+}
+
+TYPED_TEST(RadixSortTyped, PairsStableTileCounts) {
+  PRIMS_REQUIRE_GPU();
+  check_pairs_stable<RadixSortAlgorithm::TileCounts, TypeParam>();
+}
+
+TYPED_TEST(RadixSortTyped, BitRangesAndInPlace) {
+  PRIMS_REQUIRE_GPU();
+  using K = TypeParam;
+  constexpr int bits = prims::RadixKey<K>::kBits;
+  const auto keys = random_keys<K>(3 * kOnesweepTile + 17, 77);
+  for (auto [begin_bit, end_bit] : {std::pair{0, 0}, std::pair{0, 1}, std::pair{1, bits}, std::pair{3, bits - 2},
+                                    std::pair{bits / 2, bits}, std::pair{0, bits / 2 + 1}}) {
+    for (bool in_place : {false, true}) {
+      for (Order order : {Order::Ascending, Order::Descending}) {
+        const SortCase c{order, begin_bit, end_bit, in_place};
+        check_sort<RadixSortAlgorithm::Onesweep>(keys, static_cast<const std::vector<uint32_t>*>(nullptr), c);
+        check_sort<RadixSortAlgorithm::TileCounts>(keys, static_cast<const std::vector<uint32_t>*>(nullptr), c);
+        if (::testing::Test::HasFatalFailure()) return;
+      }
+    }
+  }
+}
+
+TEST(RadixSort, InvalidBitRanges) {
+  uint32_t* keys = nullptr;
+  size_t bytes = 0;
+  EXPECT_EQ(cudaErrorInvalidValue, prims::device::radix_sort_keys(nullptr, bytes, keys, keys, 10, Order::Ascending, -1, 8));
+  EXPECT_EQ(cudaErrorInvalidValue, prims::device::radix_sort_keys(nullptr, bytes, keys, keys, 10, Order::Ascending, 0, 33));
+  EXPECT_EQ(cudaErrorInvalidValue, prims::device::radix_sort_keys(nullptr, bytes, keys, keys, 10, Order::Ascending, 9, 8));
+  EXPECT_EQ(cudaErrorInvalidValue,
+            prims::device::radix_sort_pairs<RadixSortAlgorithm::TileCounts>(nullptr, bytes, keys, keys, keys, keys, 10,
+                                                                             Order::Ascending, 0, 40));
+}
+
+/// Values of every width: each carries its index, so stability and the permutation show.
+template <int BYTES>
+struct Payload {
+  unsigned char bytes[BYTES];
+};
+
+template <class V>
+std::vector<V> index_values(size_t n) {
+  std::vector<V> values(n);
+  for (size_t i = 0; i < n; ++i) {
+    std::memset(&values[i], 0, sizeof(V));
+    const uint64_t index = i * 2654435761u;
+    std::memcpy(&values[i], &index, std::min(sizeof(V), sizeof(index)));
+  }
+  return values;
+}
+
+template <class V>
+void check_value_type() {
+  const auto keys = random_keys<uint32_t>(2 * kOnesweepTile + 5, sizeof(V));
+  std::vector<uint32_t> few(keys.size());
+  for (size_t i = 0; i < keys.size(); ++i) few[i] = keys[i] % 7;
+  const auto values = index_values<V>(keys.size());
+  for (Order order : {Order::Ascending, Order::Descending}) {
+    check_sort<RadixSortAlgorithm::Onesweep>(few, &values, {order});
+    check_sort<RadixSortAlgorithm::TileCounts>(few, &values, {order});
+    check_sort<RadixSortAlgorithm::Onesweep>(keys, &values, {order, 0, -1, true});
+  }
+}
+
+TEST(RadixSortValues, EveryWidth) {
+  PRIMS_REQUIRE_GPU();
+  check_value_type<uint8_t>();
+  check_value_type<uint16_t>();
+  check_value_type<double>();
+  check_value_type<Payload<3>>();
+  check_value_type<Payload<12>>();
+  check_value_type<Payload<16>>();
+}
+
+TEST(RadixSortValues, WideValuesWithWideKeys) {
+  PRIMS_REQUIRE_GPU();
+  const auto keys = random_keys<double>(3 * kOnesweepTile + 1, 5);
+  const auto values = index_values<Payload<16>>(keys.size());
+  check_sort<RadixSortAlgorithm::Onesweep>(keys, &values, {Order::Descending});
+  check_sort<RadixSortAlgorithm::TileCounts>(keys, &values, {Order::Ascending, 0, -1, true});
+}
+
+/// uint32 keys of a named distribution.
+std::vector<uint32_t> distribution(const std::string& name, size_t n, uint64_t seed) {
+  std::mt19937 rng(static_cast<unsigned>(seed));
+  std::vector<uint32_t> keys(n);
+  for (size_t i = 0; i < n; ++i) {
+    if (name == "uniform") keys[i] = rng();
+    if (name == "all_equal") keys[i] = 0x9E3779B9u;
+    if (name == "sorted") keys[i] = static_cast<uint32_t>(i * 3);
+    if (name == "reversed") keys[i] = static_cast<uint32_t>((n - i) * 3);
+    if (name == "few_distinct") keys[i] = (rng() % 4) << 13;
+    if (name == "low_entropy") keys[i] = rng() & rng() & rng();
+  }
+  return keys;
+}
+
+TEST(RadixSortDistributions, Uint32Pairs) {
+  PRIMS_REQUIRE_GPU();
+  for (const char* name : {"uniform", "all_equal", "sorted", "reversed", "few_distinct", "low_entropy"}) {
+    for (size_t n : {size_t{kOnesweepTile} - 1, size_t{1000003}}) {
+      const auto keys = distribution(name, n, n);
+      std::vector<uint32_t> index(n);
+      for (size_t i = 0; i < n; ++i) index[i] = static_cast<uint32_t>(i);
+      for (Order order : {Order::Ascending, Order::Descending}) {
+        SCOPED_TRACE(name);
+        check_sort<RadixSortAlgorithm::Onesweep>(keys, &index, {order});
+        check_sort<RadixSortAlgorithm::TileCounts>(keys, &index, {order});
+        check_sort<RadixSortAlgorithm::Onesweep>(keys, static_cast<const std::vector<uint32_t>*>(nullptr), {order});
+        if (::testing::Test::HasFatalFailure()) return;
+      }
+    }
+  }
+}
+
+template <class F>
+void check_special_floats() {
+  const auto specials = prims::test::special_floats<F>();
+  std::mt19937 rng(3);
+  for (size_t n : {size_t{40}, size_t{kOnesweepTile} + 3, size_t{200001}}) {
+    std::vector<F> keys(n);
+    for (auto& key : keys) {
+      key = rng() % 2 ? specials[rng() % specials.size()] : static_cast<F>(static_cast<int>(rng() % 2001) - 1000) / 8;
+    }
+    std::vector<uint32_t> index(n);
+    for (size_t i = 0; i < n; ++i) index[i] = static_cast<uint32_t>(i);
+    for (Order order : {Order::Ascending, Order::Descending}) {
+      check_sort<RadixSortAlgorithm::Onesweep>(keys, &index, {order});
+      check_sort<RadixSortAlgorithm::TileCounts>(keys, &index, {order});
+      check_sort<RadixSortAlgorithm::Onesweep>(keys, static_cast<const std::vector<uint32_t>*>(nullptr), {order, 0, -1, true});
+      if (::testing::Test::HasFatalFailure()) return;
+    }
+  }
+}
+
+TEST(RadixSortFloats, NansZerosInfinitiesDenormalsFloat) {
+  PRIMS_REQUIRE_GPU();
+  check_special_floats<float>();
+}
+
+TEST(RadixSortFloats, NansZerosInfinitiesDenormalsDouble) {
+  PRIMS_REQUIRE_GPU();
+  check_special_floats<double>();
+}
+
+// ---- Large inputs, generated and validated on the GPU.
+
+__device__ uint32_t hash32(uint64_t i) {
+  uint64_t x = i * 0x9E3779B97F4A7C15ull;
+  x ^= x >> 29;
+  x *= 0xBF58476D1CE4E5B9ull;
+  return static_cast<uint32_t>(x >> 32);
+}
+
+template <class K>
+__global__ void generate_kernel(K* keys, uint32_t* index, size_t n) {
+  for (size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<size_t>(gridDim.x) * blockDim.x) {
+    keys[i] = static_cast<K>(hash32(i));
+    if (index != nullptr) index[i] = static_cast<uint32_t>(i);
+  }
+}
+
+struct Xor {
+  __device__ unsigned long long operator()(unsigned long long a, unsigned long long b) const { return a ^ b; }
+};
+
+/// Folds per-thread statistics over the warp and adds them to `stats` with one atomic per warp.
+__device__ void add_stats(unsigned long long (&local)[6], unsigned long long* stats) {
+  for (int i = 0; i < 6; ++i) {
+    const unsigned long long total =
+        i == 1 ? prims::warp::reduce_shuffle(local[i], Xor{}) : prims::warp::reduce_shuffle(local[i], prims::Sum{});
+    if (threadIdx.x % 32 == 0 && total != 0) {
+      if (i == 1) {
+        atomicXor(&stats[i], total);
+      } else {
+        atomicAdd(&stats[i], total);
+      }
+    }
+  }
+}
+
+/// [0] sum and [1] xor of the key bits, [2] out-of-order neighbours; with values (input indices): [3] values that
+/// do not point at their key, [4] equal neighbours out of input order, [5] indices seen twice (via `seen`).
+template <class K>
+__global__ void check_kernel(const K* in, const K* out, const uint32_t* values, unsigned* seen, size_t n,
+                             unsigned long long* in_stats, unsigned long long* out_stats) {
+  unsigned long long in_local[6] = {}, out_local[6] = {};
+  const size_t stride = static_cast<size_t>(gridDim.x) * blockDim.x;
+  const size_t rounded = (n + stride - 1) / stride * stride;  // whole warps stay in the loop for the shuffles
+  for (size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x; i < rounded; i += stride) {
+    if (i >= n) continue;
+    const auto in_bits = static_cast<unsigned long long>(prims::RadixKey<K>::raw_bits(in[i]));
+    const auto out_bits = static_cast<unsigned long long>(prims::RadixKey<K>::raw_bits(out[i]));
+    in_local[0] += in_bits;
+    in_local[1] ^= in_bits;
+    out_local[0] += out_bits;
+    out_local[1] ^= out_bits;
+    if (i + 1 < n) {
+      const auto here = prims::RadixKey<K>::ordered_bits(out[i]);
+      const auto next = prims::RadixKey<K>::ordered_bits(out[i + 1]);
+      out_local[2] += next < here;
+      if (values != nullptr) out_local[4] += next == here && values[i + 1] < values[i];
+    }
+    if (values != nullptr) {
+      const uint32_t v = values[i];
+      out_local[3] += v >= n || prims::RadixKey<K>::raw_bits(in[v]) != out_bits;
+      if (v < n) out_local[5] += (atomicOr(&seen[v / 32], 1u << (v % 32)) >> (v % 32)) & 1u;
+    }
+  }
+  add_stats(in_local, in_stats);
+  add_stats(out_local, out_stats);
+}
+
+template <RadixSortAlgorithm ALGORITHM, class K>
+void check_large(size_t n, bool pairs) {
+  prims::DeviceBuffer<K> keys_in(n), keys_out(n);
+  prims::DeviceBuffer<uint32_t> index_in(pairs ? n : 0), index_out(pairs ? n : 0), seen(pairs ? (n + 31) / 32 : 0);
+  prims::DeviceBuffer<unsigned long long> stats(12);
+  generate_kernel<<<1024, 256>>>(keys_in.data(), pairs ? index_in.data() : nullptr, n);
+  ASSERT_EQ(cudaSuccess, cudaGetLastError());
+  keys_out.fill_bytes(0xCD);
+  if (pairs) {
+    index_out.fill_bytes(0xCD);
+    seen.fill_bytes(0);
+  }
+  stats.fill_bytes(0);
+  prims::test::run_two_phase([&](void* temp, size_t& bytes) {
+    if (!pairs) {
+      return prims::device::radix_sort_keys<ALGORITHM>(temp, bytes, keys_in.data(), keys_out.data(), n);
+    }
+    return prims::device::radix_sort_pairs<ALGORITHM>(temp, bytes, keys_in.data(), keys_out.data(), index_in.data(),
+                                                      index_out.data(), n);
+  });
+  check_kernel<<<1024, 256>>>(keys_in.data(), keys_out.data(), pairs ? index_out.data() : nullptr,
+                              pairs ? seen.data() : nullptr, n, stats.data(), stats.data() + 6);
+  ASSERT_EQ(cudaSuccess, cudaDeviceSynchronize());
+  const auto s = stats.download();
+  EXPECT_EQ(s[0], s[6]) << "sum of keys";
+  EXPECT_EQ(s[1], s[7]) << "xor of keys";
+  EXPECT_EQ(s[8], 0u) << "neighbours out of order";
+  EXPECT_EQ(s[9], 0u) << "values not matching their keys";
+  EXPECT_EQ(s[10], 0u) << "equal keys out of input order";
+  EXPECT_EQ(s[11], 0u) << "indices repeated";
+}
+
+TEST(RadixSortLarge, Keys2To28Onesweep) {
+  PRIMS_REQUIRE_GPU();
+  check_large<RadixSortAlgorithm::Onesweep, uint32_t>(size_t{1} << 28, false);
+}
+
+TEST(RadixSortLarge, Keys2To28TileCounts) {
+  PRIMS_REQUIRE_GPU();
+  check_large<RadixSortAlgorithm::TileCounts, uint32_t>(size_t{1} << 28, false);
+}
+
+TEST(RadixSortLarge, Pairs2To26BothAlgorithms) {
+  PRIMS_REQUIRE_GPU();
+  check_large<RadixSortAlgorithm::Onesweep, uint32_t>((size_t{1} << 26) + 3, true);
+  check_large<RadixSortAlgorithm::TileCounts, uint32_t>((size_t{1} << 26) + 3, true);
+}
+
+TEST(RadixSortLarge, BeyondOnesweepLimitRunsTileCounts) {
+  PRIMS_REQUIRE_GPU();
+  check_large<RadixSortAlgorithm::Onesweep, uint8_t>(detail::kOnesweepMaxItems + 5, false);
+}
+
+}  // namespace
