@@ -51,10 +51,10 @@ class Progress {
   Clock::time_point last_;
 };
 
-/// Which backend sorts: the GPU, or the CPU when asked or (for auto) when there is no GPU.
-bool use_gpu(Backend backend) {
+/// Whether the GPU sorts, once `gpu_found` is known: the CPU when asked, or (for auto) when there is no GPU.
+bool use_gpu(Backend backend, std::future<bool>& gpu_found) {
   if (backend == Backend::Cpu) return false;
-  if (gpu_available()) return true;
+  if (gpu_found.get()) return true;
   if (backend == Backend::Gpu) throw AppError("--backend gpu: no CUDA GPU found");
   fmt::print(stderr, "radix_sort: no CUDA GPU found; sorting on the CPU\n");
   return false;
@@ -157,10 +157,9 @@ void print_stats(const LoadedInput& keys, const SortRequest& request, const Sort
 
 int run(const Options& options) {
   const auto start = Clock::now();
-  // Creating the CUDA context takes a while; let it happen while the input is read.
-  std::future<void> gpu_ready;
-  const bool gpu = !options.check && use_gpu(options.backend);
-  if (gpu) gpu_ready = std::async(std::launch::async, gpu_initialize);
+  // Starting the CUDA driver and context takes a while; let it happen while the input is read.
+  std::future<bool> gpu_found;
+  if (!options.check && options.backend != Backend::Cpu) gpu_found = std::async(std::launch::async, gpu_initialize);
 
   // Open the outputs first, so an unwritable target fails before any work.
   std::optional<AtomicOutput> output;
@@ -201,8 +200,7 @@ int run(const Options& options) {
   }
 
   SortStats stats;
-  if (gpu) {
-    gpu_ready.get();
+  if (use_gpu(options.backend, gpu_found)) {
     gpu_sort(request, io, stats);
   } else {
     cpu_sort(request, io, stats);

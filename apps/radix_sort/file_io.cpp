@@ -72,10 +72,10 @@ InputFile InputFile::open(const std::string& path) {
   }
   file.size_ = static_cast<size_t>(info.st_size);
   if (file.size_ == 0) return file;
-  // MAP_POPULATE maps the (usually cached) pages up front instead of one fault at a time.
-  void* mapping = ::mmap(nullptr, file.size_, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+  // No MAP_POPULATE: the readers (parsing, staging copies) run on several threads and fault pages in in parallel,
+  // where populating would map the whole file on this one thread first.
+  void* mapping = ::mmap(nullptr, file.size_, PROT_READ, MAP_PRIVATE, fd, 0);
   if (mapping == MAP_FAILED) throw_system_error(fmt::format("cannot read '{}'", path));
-  ::madvise(mapping, file.size_, MADV_SEQUENTIAL);
   file.mapping_ = mapping;
   file.data_ = static_cast<const char*>(mapping);
   return file;

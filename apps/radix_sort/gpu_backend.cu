@@ -197,14 +197,13 @@ cudaError_t device_sort(const SortRequest& request, void* temp, size_t& temp_byt
 
 }  // namespace
 
-bool gpu_available() {
+bool gpu_initialize() {
   int devices = 0;
-  return cudaGetDeviceCount(&devices) == cudaSuccess && devices > 0;
-}
-
-void gpu_initialize() {
+  // No driver or no device both mean "no GPU here": the caller falls back to the CPU.
+  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) return false;
   prims::check(cudaSetDevice(0), "cudaSetDevice");
   prims::check(cudaFree(nullptr), "creating the CUDA context");
+  return true;
 }
 
 void gpu_sort(const SortRequest& request, const SortIo& io, SortStats& stats) {

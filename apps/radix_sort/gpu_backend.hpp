@@ -5,12 +5,9 @@
 
 namespace radix_sort {
 
-/// True where the CUDA runtime finds at least one device.
-bool gpu_available();
-
-/// Creates the CUDA context on device 0; run it on a thread of its own at start-up so that the context's set-up
-/// overlaps reading the input. Throws prims::CudaError.
-void gpu_initialize();
+/// Finds a CUDA device and creates its context; returns false where there is none. Run it on a thread of its own at
+/// start-up so that the driver's and the context's set-up overlap reading the input. Throws prims::CudaError.
+bool gpu_initialize();
 
 /// Sorts on the GPU: streams the input up through pinned staging buffers (reading the next chunk while the last one
 /// copies), sorts with prims::device::radix_sort_keys/pairs, and streams the output back the same way. Throws
