@@ -1,6 +1,9 @@
 // make_sample: writes random numbers to sort, as raw binary, text or .npy. The same seed gives the same file
 // whatever the thread count: every block of values has its own generator seeded from (seed, block).
 
+#include <fmt/format.h>
+
+#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
@@ -10,9 +13,6 @@
 #include <thread>
 #include <type_traits>
 #include <vector>
-
-#include <CLI/CLI.hpp>
-#include <fmt/format.h>
 
 #include "errors.hpp"
 #include "file_io.hpp"
@@ -84,7 +84,8 @@ int main(int argc, char** argv) {
   app.add_option("-n,--count", count, "How many numbers")->required();
   app.add_option("-t,--type", type_name, "i8 u8 i16 u16 i32 u32 i64 u64 f32 f64 (default i32)")
       ->check(CLI::IsMember({"i8", "u8", "i16", "u16", "i32", "u32", "i64", "u64", "f32", "f64"}));
-  app.add_option("-f,--format", format_name_option, "bin (default), text or npy")->check(CLI::IsMember({"bin", "text", "npy"}));
+  app.add_option("-f,--format", format_name_option, "bin (default), text or npy")
+      ->check(CLI::IsMember({"bin", "text", "npy"}));
   app.add_option("-s,--seed", seed, "Seed; the same seed gives the same file (default 1)");
   app.add_option("-o,--output", output_path, "File to write; '-' is stdout")->required();
   app.add_option("-j,--threads", threads, "Threads (default: all cores)")->check(CLI::Range(1u, 1024u));
@@ -101,9 +102,8 @@ int main(int argc, char** argv) {
     const KeyType type = *parse_key_type(type_name);
     const Format format = *parse_format(format_name_option);
     AtomicOutput output(output_path);
-    visit_key_type(type, [&](auto tag) {
-      write_sample<typename decltype(tag)::type>(output, format, count, seed, threads);
-    });
+    visit_key_type(type,
+                   [&](auto tag) { write_sample<typename decltype(tag)::type>(output, format, count, seed, threads); });
     output.commit();
   } catch (const std::exception& error) {
     fmt::print(stderr, "make_sample: error: {}\n", error.what());

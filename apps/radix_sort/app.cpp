@@ -1,5 +1,6 @@
 #include "app.hpp"
 
+#include <fmt/format.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -7,8 +8,6 @@
 #include <future>
 #include <optional>
 #include <string>
-
-#include <fmt/format.h>
 
 #include "backend.hpp"
 #include "errors.hpp"
@@ -131,7 +130,8 @@ void print_stats(const LoadedInput& keys, const SortRequest& request, const Sort
   const size_t key_bytes = keys.column.bytes();
   const size_t file_bytes = keys.file.bytes().size();
   auto rate = [](size_t bytes, double seconds) {
-    return seconds > 0 ? fmt::format("{:7.2f} GB/s", static_cast<double>(bytes) / seconds / 1e9) : std::string("      -");
+    return seconds > 0 ? fmt::format("{:7.2f} GB/s", static_cast<double>(bytes) / seconds / 1e9)
+                       : std::string("      -");
   };
   fmt::print(stderr, "radix_sort: {} {} keys ({:.1f} MB) from {} ({}), sorted {} on {}\n", request.count,
              key_type_name(request.key_type), static_cast<double>(key_bytes) / 1e6, keys.file.name(),
@@ -144,10 +144,13 @@ void print_stats(const LoadedInput& keys, const SortRequest& request, const Sort
   const double write_seconds = stats.write_seconds + commit_seconds;
   fmt::print(stderr, "  read    {:8.3f} s  {}  (file {:.1f} MB)\n", read_seconds, rate(file_bytes, read_seconds),
              static_cast<double>(file_bytes) / 1e6);
-  fmt::print(stderr, "  to GPU  {:8.3f} s  {}\n", stats.to_device_seconds, rate(stats.bytes_to_device, stats.to_device_seconds));
-  fmt::print(stderr, "  sort    {:8.3f} s  {}  ({:.0f} Mkeys/s)\n", stats.sort_seconds, rate(key_bytes, stats.sort_seconds),
+  fmt::print(stderr, "  to GPU  {:8.3f} s  {}\n", stats.to_device_seconds,
+             rate(stats.bytes_to_device, stats.to_device_seconds));
+  fmt::print(stderr, "  sort    {:8.3f} s  {}  ({:.0f} Mkeys/s)\n", stats.sort_seconds,
+             rate(key_bytes, stats.sort_seconds),
              stats.sort_seconds > 0 ? static_cast<double>(request.count) / stats.sort_seconds / 1e6 : 0.0);
-  fmt::print(stderr, "  back    {:8.3f} s  {}\n", stats.to_host_seconds, rate(stats.bytes_to_host, stats.to_host_seconds));
+  fmt::print(stderr, "  back    {:8.3f} s  {}\n", stats.to_host_seconds,
+             rate(stats.bytes_to_host, stats.to_host_seconds));
   fmt::print(stderr, "  write   {:8.3f} s  {}\n", write_seconds, rate(key_bytes, write_seconds));
   fmt::print(stderr, "  total   {:8.3f} s  {}  (wall, end to end; copies overlap reading and writing)\n", total_seconds,
              rate(file_bytes, total_seconds));

@@ -1,6 +1,7 @@
 #include "file_io.hpp"
 
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -8,8 +9,6 @@
 #include <cerrno>
 #include <cstring>
 #include <utility>
-
-#include <fmt/format.h>
 
 #include "errors.hpp"
 
@@ -106,7 +105,8 @@ AtomicOutput::AtomicOutput(std::string path) : path_(std::move(path)) {
   }
   struct stat target {};
   const bool target_exists = ::stat(path_.c_str(), &target) == 0;
-  if (target_exists && S_ISDIR(target.st_mode)) throw AppError(fmt::format("cannot write '{}': it is a directory", path_));
+  if (target_exists && S_ISDIR(target.st_mode))
+    throw AppError(fmt::format("cannot write '{}': it is a directory", path_));
 
   const size_t slash = path_.rfind('/');
   const std::string directory = slash == std::string::npos ? "" : path_.substr(0, slash + 1);
@@ -161,7 +161,8 @@ void AtomicOutput::commit() {
     return;
   }
   if (::close(std::exchange(fd_, -1)) != 0) throw_system_error(fmt::format("cannot write '{}'", path_));
-  if (::rename(temporary_path_.c_str(), path_.c_str()) != 0) throw_system_error(fmt::format("cannot write '{}'", path_));
+  if (::rename(temporary_path_.c_str(), path_.c_str()) != 0)
+    throw_system_error(fmt::format("cannot write '{}'", path_));
   temporary_path_.clear();
   committed_ = true;
 }

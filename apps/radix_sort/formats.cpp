@@ -1,5 +1,7 @@
 #include "formats.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <charconv>
 #include <cstdint>
@@ -7,8 +9,6 @@
 #include <string>
 #include <system_error>
 #include <vector>
-
-#include <fmt/format.h>
 
 #include "errors.hpp"
 #include "parallel.hpp"
@@ -24,9 +24,23 @@ bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' |
 bool is_text_char(char c) {
   if ((c >= '0' && c <= '9') || is_blank(c) || c == '\n') return true;
   switch (c) {
-    case '+': case '-': case '.':
-    case 'e': case 'E': case 'n': case 'N': case 'a': case 'A':
-    case 'i': case 'I': case 'f': case 'F': case 't': case 'T': case 'y': case 'Y':
+    case '+':
+    case '-':
+    case '.':
+    case 'e':
+    case 'E':
+    case 'n':
+    case 'N':
+    case 'a':
+    case 'A':
+    case 'i':
+    case 'I':
+    case 'f':
+    case 'F':
+    case 't':
+    case 'T':
+    case 'y':
+    case 'Y':
       return true;
     default:
       return false;
@@ -85,7 +99,8 @@ KeyType npy_type_from_descr(std::string_view quoted, std::string_view name) {
       return type;
     }
   }
-  throw AppError(fmt::format("{}: unsupported npy dtype '{}' (supported: integers of 1 to 8 bytes, f4, f8)", name, descr));
+  throw AppError(
+      fmt::format("{}: unsupported npy dtype '{}' (supported: integers of 1 to 8 bytes, f4, f8)", name, descr));
 }
 
 size_t npy_count_from_shape(std::string_view shape, std::string_view name) {
@@ -233,10 +248,14 @@ void format_text_as(const K* keys, size_t count, unsigned threads, const std::fu
 
 std::string_view format_name(Format format) {
   switch (format) {
-    case Format::Binary: return "bin";
-    case Format::Text: return "text";
-    case Format::Npy: return "npy";
-    case Format::Auto: break;
+    case Format::Binary:
+      return "bin";
+    case Format::Text:
+      return "text";
+    case Format::Npy:
+      return "npy";
+    case Format::Auto:
+      break;
   }
   return "auto";
 }
@@ -288,7 +307,8 @@ NpyHeader parse_npy_header(std::string_view bytes, std::string_view name) {
   header.type = npy_type_from_descr(dict_value(dict, "descr", name), name);
   const std::string_view fortran_order = dict_value(dict, "fortran_order", name);
   if (fortran_order == "True") {
-    throw AppError(fmt::format("{}: Fortran-ordered npy arrays are not supported; save with fortran_order=False", name));
+    throw AppError(
+        fmt::format("{}: Fortran-ordered npy arrays are not supported; save with fortran_order=False", name));
   }
   if (fortran_order != "False") throw AppError(fmt::format("{}: malformed npy fortran_order {}", name, fortran_order));
   header.count = npy_count_from_shape(dict_value(dict, "shape", name), name);
@@ -321,9 +341,10 @@ std::string make_npy_header(KeyType type, size_t count) {
 Column binary_column(std::string_view bytes, KeyType type, std::string_view name, std::shared_ptr<const void> owner) {
   const size_t element = key_type_size(type);
   if (bytes.size() % element != 0) {
-    throw AppError(fmt::format("{}: {} bytes is not a whole number of {} values ({} bytes each); is the file truncated "
-                               "or the --type wrong?",
-                               name, bytes.size(), key_type_name(type), element));
+    throw AppError(
+        fmt::format("{}: {} bytes is not a whole number of {} values ({} bytes each); is the file truncated "
+                    "or the --type wrong?",
+                    name, bytes.size(), key_type_name(type), element));
   }
   Column column{type, bytes.size() / element, bytes.data(), std::move(owner)};
   if (reinterpret_cast<uintptr_t>(bytes.data()) % element != 0) {
@@ -336,7 +357,8 @@ Column binary_column(std::string_view bytes, KeyType type, std::string_view name
 }
 
 Column parse_text(std::string_view text, KeyType type, unsigned threads, std::string_view name) {
-  return visit_key_type(type, [&](auto tag) { return parse_text_as<typename decltype(tag)::type>(text, threads, name); });
+  return visit_key_type(type,
+                        [&](auto tag) { return parse_text_as<typename decltype(tag)::type>(text, threads, name); });
 }
 
 void format_text(const void* data, KeyType type, size_t count, unsigned threads,
@@ -375,8 +397,10 @@ Column load_column(std::string_view bytes, Format format, std::optional<KeyType>
       }
       return binary_column(bytes.substr(header.data_offset), header.type, name, std::move(owner));
     }
-    case Format::Text: return parse_text(bytes, type.value_or(KeyType::I32), threads, name);
-    default: break;
+    case Format::Text:
+      return parse_text(bytes, type.value_or(KeyType::I32), threads, name);
+    default:
+      break;
   }
   return binary_column(bytes, type.value_or(KeyType::I32), name, std::move(owner));
 }

@@ -1,6 +1,5 @@
-#include "gpu_backend.hpp"
-
 #include <cuda_runtime.h>
+#include <fmt/format.h>
 
 #include <algorithm>
 #include <chrono>
@@ -9,9 +8,8 @@
 #include <utility>
 #include <vector>
 
-#include <fmt/format.h>
-
 #include "errors.hpp"
+#include "gpu_backend.hpp"
 #include "prims/device/radix_sort.cuh"
 #include "prims/util/device_buffer.cuh"
 #include "prims/util/error.cuh"
@@ -35,7 +33,9 @@ std::string human_bytes(size_t bytes) {
 /// Page-locked host memory: copies from it run at full speed and asynchronously.
 class PinnedBuffer {
  public:
-  explicit PinnedBuffer(size_t bytes) { prims::check(cudaHostAlloc(&data_, bytes, cudaHostAllocDefault), "cudaHostAlloc"); }
+  explicit PinnedBuffer(size_t bytes) {
+    prims::check(cudaHostAlloc(&data_, bytes, cudaHostAllocDefault), "cudaHostAlloc");
+  }
   PinnedBuffer(const PinnedBuffer&) = delete;
   PinnedBuffer& operator=(const PinnedBuffer&) = delete;
   ~PinnedBuffer() { cudaFreeHost(data_); }
@@ -189,8 +189,8 @@ cudaError_t device_sort(const SortRequest& request, void* temp, size_t& temp_byt
     return visit_value_width(request.argsort ? sizeof(uint64_t) : request.value_bytes, [&](auto value_tag) {
       using V = typename decltype(value_tag)::type;
       V* typed_values = static_cast<V*>(values);
-      return prims::device::radix_sort_pairs<K, V>(temp, temp_bytes, typed_keys, typed_keys, typed_values,
-                                                   typed_values, request.count, order, 0, 8 * sizeof(K), stream);
+      return prims::device::radix_sort_pairs<K, V>(temp, temp_bytes, typed_keys, typed_keys, typed_values, typed_values,
+                                                   request.count, order, 0, 8 * sizeof(K), stream);
     });
   });
 }
@@ -214,7 +214,8 @@ void gpu_sort(const SortRequest& request, const SortIo& io, SortStats& stats) {
 
   const bool has_values = request.value_bytes > 0 || request.argsort;
   const size_t key_bytes = request.count * key_type_size(request.key_type);
-  const size_t value_bytes = has_values ? request.count * (request.argsort ? sizeof(uint64_t) : request.value_bytes) : 0;
+  const size_t value_bytes =
+      has_values ? request.count * (request.argsort ? sizeof(uint64_t) : request.value_bytes) : 0;
   Stream stream;
   size_t temp_bytes = 0;
   prims::check(device_sort(request, nullptr, temp_bytes, nullptr, nullptr, stream.get()), "sizing the sort's scratch");
@@ -233,11 +234,12 @@ void gpu_sort(const SortRequest& request, const SortIo& io, SortStats& stats) {
   }
   const prims::DeviceBuffer<std::byte> keys = allocate(key_bytes, "keys");
   const prims::DeviceBuffer<std::byte> values = allocate(value_bytes, "values");
-  const prims::DeviceBuffer<std::byte> temp = allocate(temp_bytes, "sort scratch");
+  // At least one byte: a null scratch pointer would ask the sort for its size instead of running it.
+  const prims::DeviceBuffer<std::byte> temp = allocate(std::max<size_t>(temp_bytes, 1), "sort scratch");
 
   StagedTransfer transfer(stream.get(), std::max(key_bytes, value_bytes));
-  stats.to_device_seconds += transfer.upload(io.read_keys, keys.data(), request.count,
-                                             key_type_size(request.key_type), stats.read_seconds);
+  stats.to_device_seconds +=
+      transfer.upload(io.read_keys, keys.data(), request.count, key_type_size(request.key_type), stats.read_seconds);
   stats.bytes_to_device += key_bytes;
   if (request.argsort) {
     constexpr int block_threads = 256;
@@ -262,8 +264,10 @@ void gpu_sort(const SortRequest& request, const SortIo& io, SortStats& stats) {
   const std::byte* first_key = keys.data();
   const std::byte* last_key = keys.data() + (request.count - 1) * key_size;
   if (request.descending) std::swap(first_key, last_key);
-  prims::check(cudaMemcpy(stats.smallest_key.data(), first_key, key_size, cudaMemcpyDeviceToHost), "copying from the GPU");
-  prims::check(cudaMemcpy(stats.largest_key.data(), last_key, key_size, cudaMemcpyDeviceToHost), "copying from the GPU");
+  prims::check(cudaMemcpy(stats.smallest_key.data(), first_key, key_size, cudaMemcpyDeviceToHost),
+               "copying from the GPU");
+  prims::check(cudaMemcpy(stats.largest_key.data(), last_key, key_size, cudaMemcpyDeviceToHost),
+               "copying from the GPU");
 
   if (request.argsort) {
     stats.to_host_seconds +=

@@ -1,10 +1,10 @@
 // radix_sort: sorts files of numbers on the GPU. See USAGE.md.
 
+#include <fmt/format.h>
+
 #include <cstdio>
 #include <exception>
 #include <new>
-
-#include <fmt/format.h>
 
 #include "app.hpp"
 #include "errors.hpp"

@@ -1,11 +1,11 @@
 #include "options.hpp"
 
+#include <fmt/format.h>
+
+#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <thread>
 #include <vector>
-
-#include <CLI/CLI.hpp>
-#include <fmt/format.h>
 
 #include "errors.hpp"
 #include "file_io.hpp"
@@ -39,16 +39,19 @@ std::optional<Options> parse_options(int argc, const char* const* argv) {
   options.threads = std::max(1u, std::thread::hardware_concurrency());
 
   app.add_option("input", options.input, "File to sort; '-' reads stdin")->required();
-  app.add_option("-o,--output", options.output, "Where to write the sorted file; '-' (default) is stdout. May name "
-                                                "the input: the output replaces it only once complete");
-  app.add_option("-f,--format", format, "Input format (the output has the same); auto: npy by magic, text by "
-                                        "extension or content, else binary")
+  app.add_option("-o,--output", options.output,
+                 "Where to write the sorted file; '-' (default) is stdout. May name "
+                 "the input: the output replaces it only once complete");
+  app.add_option("-f,--format", format,
+                 "Input format (the output has the same); auto: npy by magic, text by "
+                 "extension or content, else binary")
       ->check(CLI::IsMember({"auto", "bin", "text", "npy"}));
   app.add_option("-t,--type", type, "Element type of binary and text input (default i32; npy says its own)")
       ->check(CLI::IsMember(type_names()));
   app.add_flag("-r,--descending", options.descending, "Sort largest first (the exact reverse order, still stable)");
-  app.add_flag("-c,--check", options.check, "Only check that the input is sorted; exit 1 naming the first "
-                                            "out-of-order element if not");
+  app.add_flag("-c,--check", options.check,
+               "Only check that the input is sorted; exit 1 naming the first "
+               "out-of-order element if not");
   app.add_option("--values", options.values_input, "A file of values to reorder along with the keys");
   app.add_option("--values-out", options.values_output, "Where to write the reordered values");
   app.add_option("--values-type", values_type, "Element type of a binary or text values file (default i32)")

@@ -40,7 +40,8 @@ void parallel_copy(void* destination, const void* source, size_t bytes, unsigned
   parallel_for(pieces, threads, [&](size_t i) {
     const size_t begin = i * piece;
     const size_t end = std::min(bytes, begin + piece);
-    if (begin < end) std::memcpy(static_cast<char*>(destination) + begin, static_cast<const char*>(source) + begin, end - begin);
+    if (begin < end)
+      std::memcpy(static_cast<char*>(destination) + begin, static_cast<const char*>(source) + begin, end - begin);
   });
 }
 

@@ -1,7 +1,6 @@
 // Host-only tests of radix_sort's command line and of its atomic file output.
 
 #include <gtest/gtest.h>
-
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -47,9 +46,9 @@ TEST(Cli, Defaults) {
 }
 
 TEST(Cli, EveryOption) {
-  const Options options = *parse({"keys.bin", "-o", "out.bin", "--format", "bin", "--type", "u16", "-r", "--stats",
-                                  "--values", "v.bin", "--values-out", "vo.bin", "--values-type", "f64", "--backend",
-                                  "cpu", "--threads", "3"});
+  const Options options =
+      *parse({"keys.bin", "-o", "out.bin", "--format", "bin", "--type", "u16", "-r", "--stats", "--values", "v.bin",
+              "--values-out", "vo.bin", "--values-type", "f64", "--backend", "cpu", "--threads", "3"});
   EXPECT_EQ(options.output, "out.bin");
   EXPECT_EQ(options.format, Format::Binary);
   EXPECT_EQ(options.type, KeyType::U16);
@@ -94,9 +93,9 @@ TEST(Cli, RejectsWithOneLine) {
 class AtomicOutputTest : public testing::Test {
  protected:
   void SetUp() override {
-    directory_ = std::filesystem::temp_directory_path() /
-                 ("radix_sort_io_" + std::to_string(::getpid()) + "_" +
-                  testing::UnitTest::GetInstance()->current_test_info()->name());
+    directory_ =
+        std::filesystem::temp_directory_path() / ("radix_sort_io_" + std::to_string(::getpid()) + "_" +
+                                                  testing::UnitTest::GetInstance()->current_test_info()->name());
     std::filesystem::remove_all(directory_);
     std::filesystem::create_directories(directory_);
   }

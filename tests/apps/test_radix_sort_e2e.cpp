@@ -3,7 +3,6 @@
 // no output file (not even a temporary one).
 
 #include <gtest/gtest.h>
-
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -73,8 +72,8 @@ std::vector<K> random_keys(size_t count, uint64_t seed) {
   }
   if constexpr (std::is_floating_point_v<K>) {
     const K nan = std::numeric_limits<K>::quiet_NaN();
-    const K specials[] = {K(-0.0), K(0.0), nan, -nan, std::numeric_limits<K>::infinity(),
-                          -std::numeric_limits<K>::infinity()};
+    const K specials[] = {
+        K(-0.0), K(0.0), nan, -nan, std::numeric_limits<K>::infinity(), -std::numeric_limits<K>::infinity()};
     for (size_t i = 0; i < count; i += 5) keys[i] = specials[(i / 5) % std::size(specials)];
   }
   return keys;
@@ -110,7 +109,8 @@ class RadixSortApp : public testing::TestWithParam<const char*> {
   /// Runs `radix_sort <arguments> --backend <param>` (arguments are file names in the scratch directory).
   RunResult run(const std::string& arguments, bool with_backend = true) const {
     const std::string command = "cd '" + directory_.string() + "' && '" RADIX_SORT_BINARY "' " + arguments +
-                                (with_backend ? std::string(" --backend ") + GetParam() : "") + " >stdout.txt 2>stderr.txt";
+                                (with_backend ? std::string(" --backend ") + GetParam() : "") +
+                                " >stdout.txt 2>stderr.txt";
     const int raw = std::system(command.c_str());
     RunResult result;
     result.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;

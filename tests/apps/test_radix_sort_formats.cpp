@@ -65,10 +65,10 @@ TEST(NpyHeader, WritesNumpyDtypeNames) {
 }
 
 TEST(NpyHeader, ReadsEachAcceptedDtypeSpelling) {
-  const std::pair<const char*, KeyType> cases[] = {
-      {"<i1", KeyType::I8},  {"|i1", KeyType::I8},  {"<u1", KeyType::U8},  {"|u1", KeyType::U8},
-      {"<i2", KeyType::I16}, {"<u2", KeyType::U16}, {"<i4", KeyType::I32}, {"<u4", KeyType::U32},
-      {"<i8", KeyType::I64}, {"<u8", KeyType::U64}, {"<f4", KeyType::F32}, {"<f8", KeyType::F64}};
+  const std::pair<const char*, KeyType> cases[] = {{"<i1", KeyType::I8},  {"|i1", KeyType::I8},  {"<u1", KeyType::U8},
+                                                   {"|u1", KeyType::U8},  {"<i2", KeyType::I16}, {"<u2", KeyType::U16},
+                                                   {"<i4", KeyType::I32}, {"<u4", KeyType::U32}, {"<i8", KeyType::I64},
+                                                   {"<u8", KeyType::U64}, {"<f4", KeyType::F32}, {"<f8", KeyType::F64}};
   for (const auto& [descr, type] : cases) {
     const std::string file =
         npy_file(std::string("{'descr': '") + descr + "', 'fortran_order': False, 'shape': (2,), }") +
@@ -79,8 +79,8 @@ TEST(NpyHeader, ReadsEachAcceptedDtypeSpelling) {
 
 TEST(NpyHeader, ReadsVersionsTwoAndThree) {
   for (int major : {2, 3}) {
-    const std::string file = npy_file("{'descr': '<u8', 'fortran_order': False, 'shape': (3,), }", major) +
-                             std::string(24, '\0');
+    const std::string file =
+        npy_file("{'descr': '<u8', 'fortran_order': False, 'shape': (3,), }", major) + std::string(24, '\0');
     const NpyHeader header = parse_npy_header(file, "x.npy");
     EXPECT_EQ(header.type, KeyType::U64);
     EXPECT_EQ(header.count, 3u);
@@ -104,7 +104,8 @@ TEST(NpyHeader, RejectsWithClearMessages) {
             std::string::npos);
   EXPECT_NE(parse("{'descr': [('a', '<i4')], 'fortran_order': False, 'shape': (2,), }", 8).find("structured"),
             std::string::npos);
-  EXPECT_NE(error_of([] { parse_npy_header(std::string("\x93NUMPY\x04\x00\x00\x00", 10), "x.npy"); }).find("version"), std::string::npos);
+  EXPECT_NE(error_of([] { parse_npy_header(std::string("\x93NUMPY\x04\x00\x00\x00", 10), "x.npy"); }).find("version"),
+            std::string::npos);
   EXPECT_NE(error_of([] { parse_npy_header("plain", "x.npy"); }).find("not a NumPy"), std::string::npos);
 }
 

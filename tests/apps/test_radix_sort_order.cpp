@@ -32,8 +32,8 @@ std::vector<K> random_keys(size_t count, uint64_t seed, bool few_distinct) {
   if constexpr (std::is_floating_point_v<K>) {
     // The awkward values, sprinkled in: both zeros, infinities, NaNs of both signs and another payload.
     const K nan = std::numeric_limits<K>::quiet_NaN();
-    const K specials[] = {K(-0.0), K(0.0), std::numeric_limits<K>::infinity(), -std::numeric_limits<K>::infinity(),
-                          nan, -nan, std::numeric_limits<K>::denorm_min(), std::numeric_limits<K>::lowest()};
+    const K specials[] = {K(-0.0), K(0.0), std::numeric_limits<K>::infinity(),   -std::numeric_limits<K>::infinity(),
+                          nan,     -nan,   std::numeric_limits<K>::denorm_min(), std::numeric_limits<K>::lowest()};
     for (size_t i = 0; i < count; i += 7) keys[i] = specials[(i / 7) % std::size(specials)];
   }
   return keys;
