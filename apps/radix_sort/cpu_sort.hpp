@@ -1,0 +1,67 @@
+#pragma once
+// The CPU sort: a stable least-significant-digit radix sort over the ordered key bits, so it orders keys exactly
+// like the device sort (see key_order.hpp) and keeps every key's original bits.
+
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "key_order.hpp"
+
+namespace radix_sort {
+
+/// Marks a sort without values.
+struct NoValues {};
+
+/// Sorts `keys[0, count)` stably in place, permuting `values[0, count)` along with them (pass nullptr of
+/// NoValues for keys alone). One pass per byte, skipping the bytes all keys share.
+/// Example: `radix_sort_cpu(keys.data(), indices.data(), keys.size(), false);`
+template <class K, class V = NoValues>
+void radix_sort_cpu(K* keys, V* values, size_t count, bool descending) {
+  constexpr bool has_values = !std::is_same_v<V, NoValues>;
+  constexpr int digit_bits = 8;
+  constexpr int radix = 1 << digit_bits;
+  constexpr int passes = sizeof(K);
+  if (count < 2) return;
+
+  // Every pass's digit histogram in one read of the keys.
+  std::vector<std::array<size_t, radix>> counts(passes);
+  for (size_t i = 0; i < count; ++i) {
+    const auto bits = sort_bits(keys[i], descending);
+    for (int pass = 0; pass < passes; ++pass) ++counts[pass][(bits >> (pass * digit_bits)) & (radix - 1)];
+  }
+
+  std::vector<K> key_buffer(count);
+  std::vector<std::conditional_t<has_values, V, char>> value_buffer(has_values ? count : 0);
+  K* key_from = keys;
+  K* key_to = key_buffer.data();
+  [[maybe_unused]] V* value_from = values;
+  [[maybe_unused]] V* value_to = nullptr;
+  if constexpr (has_values) value_to = value_buffer.data();
+
+  for (int pass = 0; pass < passes; ++pass) {
+    auto& histogram = counts[pass];
+    const int shift = pass * digit_bits;
+    // A byte that every key shares moves nothing.
+    if (histogram[(sort_bits(key_from[0], descending) >> shift) & (radix - 1)] == count) continue;
+    size_t offset = 0;
+    for (auto& bucket : histogram) offset += std::exchange(bucket, offset);
+    for (size_t i = 0; i < count; ++i) {
+      const size_t destination = histogram[(sort_bits(key_from[i], descending) >> shift) & (radix - 1)]++;
+      key_to[destination] = key_from[i];
+      if constexpr (has_values) value_to[destination] = value_from[i];
+    }
+    std::swap(key_from, key_to);
+    if constexpr (has_values) std::swap(value_from, value_to);
+  }
+  if (key_from != keys) {
+    std::copy(key_from, key_from + count, keys);
+    if constexpr (has_values) std::copy(value_from, value_from + count, values);
+  }
+}
+
+}  // namespace radix_sort

@@ -1,0 +1,170 @@
+#include "file_io.hpp"
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <utility>
+
+#include "errors.hpp"
+
+namespace radix_sort {
+
+void throw_system_error(const std::string& what) { throw AppError(fmt::format("{}: {}", what, std::strerror(errno))); }
+
+namespace {
+
+/// Reads everything from `fd` in large blocks (pipes and other files that cannot be mapped).
+std::string read_all(int fd, const std::string& name) {
+  constexpr size_t block = size_t(16) << 20;
+  std::string data;
+  size_t used = 0;
+  for (;;) {
+    data.resize(used + block);
+    const ssize_t got = ::read(fd, data.data() + used, block);
+    if (got < 0) {
+      if (errno == EINTR) continue;
+      throw_system_error(fmt::format("cannot read '{}'", name));
+    }
+    if (got == 0) break;
+    used += static_cast<size_t>(got);
+  }
+  data.resize(used);
+  return data;
+}
+
+/// Closes a file descriptor when leaving scope.
+struct FdCloser {
+  int fd;
+  ~FdCloser() {
+    if (fd >= 0) ::close(fd);
+  }
+};
+
+}  // namespace
+
+InputFile InputFile::open(const std::string& path) {
+  InputFile file;
+  if (is_standard_stream(path)) {
+    file.name_ = "stdin";
+    file.piped_ = read_all(STDIN_FILENO, file.name_);
+    file.data_ = file.piped_.data();
+    file.size_ = file.piped_.size();
+    return file;
+  }
+  file.name_ = path;
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) throw_system_error(fmt::format("cannot open '{}'", path));
+  const FdCloser closer{fd};
+  struct stat info {};
+  if (::fstat(fd, &info) != 0) throw_system_error(fmt::format("cannot stat '{}'", path));
+  if (S_ISDIR(info.st_mode)) throw AppError(fmt::format("cannot read '{}': it is a directory", path));
+  if (!S_ISREG(info.st_mode)) {
+    file.piped_ = read_all(fd, path);
+    file.data_ = file.piped_.data();
+    file.size_ = file.piped_.size();
+    return file;
+  }
+  file.size_ = static_cast<size_t>(info.st_size);
+  if (file.size_ == 0) return file;
+  // No MAP_POPULATE: the readers (parsing, staging copies) run on several threads and fault pages in in parallel,
+  // where populating would map the whole file on this one thread first.
+  void* mapping = ::mmap(nullptr, file.size_, PROT_READ, MAP_PRIVATE, fd, 0);
+  if (mapping == MAP_FAILED) throw_system_error(fmt::format("cannot read '{}'", path));
+  file.mapping_ = mapping;
+  file.data_ = static_cast<const char*>(mapping);
+  return file;
+}
+
+InputFile::InputFile(InputFile&& other) noexcept { *this = std::move(other); }
+
+InputFile& InputFile::operator=(InputFile&& other) noexcept {
+  std::swap(name_, other.name_);
+  std::swap(size_, other.size_);
+  std::swap(mapping_, other.mapping_);
+  std::swap(piped_, other.piped_);
+  std::swap(data_, other.data_);
+  // A string's bytes may live inside the object (short strings), so point at our own copy.
+  if (!mapping_) data_ = piped_.data();
+  if (!other.mapping_) other.data_ = other.piped_.data();
+  return *this;
+}
+
+InputFile::~InputFile() {
+  if (mapping_) ::munmap(mapping_, size_);
+}
+
+AtomicOutput::AtomicOutput(std::string path) : path_(std::move(path)) {
+  if (is_standard_stream(path_)) {
+    fd_ = STDOUT_FILENO;
+    return;
+  }
+  struct stat target {};
+  const bool target_exists = ::stat(path_.c_str(), &target) == 0;
+  if (target_exists && S_ISDIR(target.st_mode))
+    throw AppError(fmt::format("cannot write '{}': it is a directory", path_));
+
+  const size_t slash = path_.rfind('/');
+  const std::string directory = slash == std::string::npos ? "" : path_.substr(0, slash + 1);
+  const std::string base = slash == std::string::npos ? path_ : path_.substr(slash + 1);
+  std::string pattern = directory + "." + base + ".radix_sort.XXXXXX";
+  fd_ = ::mkstemp(pattern.data());
+  if (fd_ < 0) throw_system_error(fmt::format("cannot write '{}'", path_));
+  temporary_path_ = pattern;
+  // mkstemp makes the file private; give it the target's mode, or what a plain creat() would.
+  mode_t mode = 0;
+  if (target_exists) {
+    mode = target.st_mode & 07777;
+  } else {
+    const mode_t mask = ::umask(0);
+    ::umask(mask);
+    mode = 0666 & ~mask;
+  }
+  if (::fchmod(fd_, mode) != 0) {
+    discard();
+    throw_system_error(fmt::format("cannot write '{}'", path_));
+  }
+}
+
+AtomicOutput::~AtomicOutput() {
+  if (!committed_) discard();
+}
+
+void AtomicOutput::discard() noexcept {
+  if (temporary_path_.empty()) return;
+  if (fd_ >= 0) ::close(fd_);
+  fd_ = -1;
+  ::unlink(temporary_path_.c_str());
+  temporary_path_.clear();
+}
+
+void AtomicOutput::write(const void* data, size_t bytes) {
+  const char* cursor = static_cast<const char*>(data);
+  while (bytes > 0) {
+    const ssize_t written = ::write(fd_, cursor, bytes);
+    if (written < 0) {
+      if (errno == EINTR) continue;
+      throw_system_error(fmt::format("cannot write '{}'", path_));
+    }
+    cursor += written;
+    bytes -= static_cast<size_t>(written);
+  }
+}
+
+void AtomicOutput::commit() {
+  if (temporary_path_.empty()) {
+    committed_ = true;
+    return;
+  }
+  if (::close(std::exchange(fd_, -1)) != 0) throw_system_error(fmt::format("cannot write '{}'", path_));
+  if (::rename(temporary_path_.c_str(), path_.c_str()) != 0)
+    throw_system_error(fmt::format("cannot write '{}'", path_));
+  temporary_path_.clear();
+  committed_ = true;
+}
+
+}  // namespace radix_sort

@@ -1,0 +1,70 @@
+#pragma once
+// Reading a whole input (memory-mapped, or read in large blocks from a pipe) and writing an output atomically:
+// into a temporary file beside the target, renamed over it only once complete.
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+namespace radix_sort {
+
+/// The bytes of an input file, mapped read-only. "-" reads all of stdin.
+class InputFile {
+ public:
+  /// Opens and maps `path`. Throws AppError naming the file and the reason (missing, unreadable, a directory).
+  static InputFile open(const std::string& path);
+
+  InputFile(InputFile&& other) noexcept;
+  InputFile& operator=(InputFile&& other) noexcept;
+  InputFile(const InputFile&) = delete;
+  InputFile& operator=(const InputFile&) = delete;
+  ~InputFile();
+
+  /// All bytes of the file.
+  std::string_view bytes() const { return {data_, size_}; }
+  /// The name to use in messages ("stdin" for "-").
+  const std::string& name() const { return name_; }
+
+ private:
+  InputFile() = default;
+  std::string name_;
+  const char* data_ = "";
+  size_t size_ = 0;
+  void* mapping_ = nullptr;
+  std::string piped_;
+};
+
+/// An output that appears under its name only when complete. "-" writes to stdout directly.
+/// Example:
+///   AtomicOutput out("sorted.bin");
+///   out.write(data, bytes);
+///   out.commit();  // without this, the destructor removes the temporary file
+class AtomicOutput {
+ public:
+  /// Creates the temporary file now, so an unwritable target fails before any work. Throws AppError.
+  explicit AtomicOutput(std::string path);
+  AtomicOutput(const AtomicOutput&) = delete;
+  AtomicOutput& operator=(const AtomicOutput&) = delete;
+  ~AtomicOutput();
+
+  /// Appends `bytes` bytes. Throws AppError (e.g. disk full).
+  void write(const void* data, size_t bytes);
+  /// Appends text.
+  void write(std::string_view text) { write(text.data(), text.size()); }
+  /// Closes the temporary file and renames it over the target. Throws AppError.
+  void commit();
+  /// The target's name, for messages.
+  const std::string& path() const { return path_; }
+
+ private:
+  void discard() noexcept;
+  std::string path_;
+  std::string temporary_path_;
+  int fd_ = -1;
+  bool committed_ = false;
+};
+
+/// True for a path naming stdin or stdout.
+inline bool is_standard_stream(std::string_view path) { return path == "-"; }
+
+}  // namespace radix_sort

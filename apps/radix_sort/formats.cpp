@@ -1,0 +1,408 @@
+#include "formats.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <charconv>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <system_error>
+#include <vector>
+
+#include "errors.hpp"
+#include "parallel.hpp"
+
+namespace radix_sort {
+
+namespace {
+
+constexpr std::string_view npy_magic = "\x93NUMPY";
+
+bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; }
+
+bool is_text_char(char c) {
+  if ((c >= '0' && c <= '9') || is_blank(c) || c == '\n') return true;
+  switch (c) {
+    case '+':
+    case '-':
+    case '.':
+    case 'e':
+    case 'E':
+    case 'n':
+    case 'N':
+    case 'a':
+    case 'A':
+    case 'i':
+    case 'I':
+    case 'f':
+    case 'F':
+    case 't':
+    case 'T':
+    case 'y':
+    case 'Y':
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool ends_with(std::string_view text, std::string_view suffix) {
+  return text.size() >= suffix.size() && text.substr(text.size() - suffix.size()) == suffix;
+}
+
+/// The dtype string numpy writes for a type ('|i1', '<i4', '<f8', ...).
+std::string npy_descr(KeyType type) {
+  return visit_key_type(type, [](auto tag) {
+    using K = typename decltype(tag)::type;
+    const char kind = std::is_floating_point_v<K> ? 'f' : std::is_signed_v<K> ? 'i' : 'u';
+    return fmt::format("{}{}{}", sizeof(K) == 1 ? '|' : '<', kind, sizeof(K));
+  });
+}
+
+/// The value after `'key':` in an npy header dictionary, up to the next top-level comma or closing brace.
+std::string_view dict_value(std::string_view dict, std::string_view key, std::string_view name) {
+  size_t at = dict.find(fmt::format("'{}'", key));
+  if (at == std::string_view::npos) at = dict.find(fmt::format("\"{}\"", key));
+  if (at == std::string_view::npos) throw AppError(fmt::format("{}: the npy header has no '{}'", name, key));
+  at = dict.find(':', at);
+  if (at == std::string_view::npos) throw AppError(fmt::format("{}: malformed npy header", name));
+  ++at;
+  while (at < dict.size() && is_blank(dict[at])) ++at;
+  int depth = 0;
+  size_t end = at;
+  for (; end < dict.size(); ++end) {
+    const char c = dict[end];
+    if (c == '(' || c == '[') ++depth;
+    if (c == ')' || c == ']') --depth;
+    if (depth == 0 && (c == ',' || c == '}')) break;
+  }
+  std::string_view value = dict.substr(at, end - at);
+  while (!value.empty() && is_blank(value.back())) value.remove_suffix(1);
+  return value;
+}
+
+KeyType npy_type_from_descr(std::string_view quoted, std::string_view name) {
+  if (quoted.size() < 2 || (quoted.front() != '\'' && quoted.front() != '"')) {
+    throw AppError(fmt::format("{}: unsupported npy dtype {} (structured arrays are not supported)", name, quoted));
+  }
+  const std::string_view descr = quoted.substr(1, quoted.size() - 2);
+  if (!descr.empty() && descr.front() == '>' && descr.size() > 2 && descr.substr(2) != "1") {
+    throw AppError(fmt::format("{}: big-endian npy data ('{}') is not supported; convert it with a.astype('<{}')", name,
+                               descr, descr.substr(1)));
+  }
+  for (KeyType type : all_key_types) {
+    const std::string expected = npy_descr(type);
+    // One-byte types have no byte order, and numpy spells that '|' though '<', '>' and '=' mean the same.
+    if (descr == expected || (descr.size() == 3 && expected.front() == '|' && descr.substr(1) == expected.substr(1)) ||
+        (descr.size() == 3 && descr.front() == '=' && descr.substr(1) == expected.substr(1))) {
+      return type;
+    }
+  }
+  throw AppError(
+      fmt::format("{}: unsupported npy dtype '{}' (supported: integers of 1 to 8 bytes, f4, f8)", name, descr));
+}
+
+size_t npy_count_from_shape(std::string_view shape, std::string_view name) {
+  if (shape.size() < 2 || shape.front() != '(' || shape.back() != ')') {
+    throw AppError(fmt::format("{}: malformed npy shape {}", name, shape));
+  }
+  std::vector<size_t> dims;
+  std::string_view rest = shape.substr(1, shape.size() - 2);
+  while (!rest.empty()) {
+    const size_t comma = rest.find(',');
+    std::string_view item = rest.substr(0, comma);
+    rest = comma == std::string_view::npos ? std::string_view{} : rest.substr(comma + 1);
+    while (!item.empty() && is_blank(item.front())) item.remove_prefix(1);
+    while (!item.empty() && (is_blank(item.back()) || item.back() == 'L')) item.remove_suffix(1);
+    if (item.empty()) continue;
+    size_t dim = 0;
+    const auto [end, error] = std::from_chars(item.data(), item.data() + item.size(), dim);
+    if (error != std::errc() || end != item.data() + item.size()) {
+      throw AppError(fmt::format("{}: malformed npy shape {}", name, shape));
+    }
+    dims.push_back(dim);
+  }
+  if (dims.size() != 1) {
+    throw AppError(fmt::format("{}: the array has shape {}; only 1-D arrays can be sorted", name, shape));
+  }
+  return dims[0];
+}
+
+/// One piece of text: its parsed values, or where it first failed.
+template <class K>
+struct ParsedPiece {
+  std::vector<K> values;
+  bool failed = false;
+  bool out_of_range = false;
+  size_t failed_line = 0;  // counted from the piece's first line
+  std::string failed_token;
+};
+
+template <class K>
+void parse_piece(std::string_view piece, ParsedPiece<K>& out) {
+  out.values.reserve(static_cast<size_t>(std::count(piece.begin(), piece.end(), '\n')) + 1);
+  const char* cursor = piece.data();
+  const char* const end = piece.data() + piece.size();
+  for (size_t line = 0; cursor < end; ++line) {
+    const char* line_end = static_cast<const char*>(std::memchr(cursor, '\n', static_cast<size_t>(end - cursor)));
+    if (!line_end) line_end = end;
+    const char* first = cursor;
+    const char* last = line_end;
+    cursor = line_end + 1;
+    while (first < last && is_blank(*first)) ++first;
+    while (last > first && is_blank(last[-1])) --last;
+    if (first == last) continue;
+    // from_chars takes a leading minus only; a plus sign is allowed in front of a number.
+    const char* number = first;
+    if (*number == '+' && last - number > 1 && number[1] != '-' && number[1] != '+') ++number;
+    K value{};
+    const auto [parsed_end, error] = std::from_chars(number, last, value);
+    if (error != std::errc() || parsed_end != last) {
+      out.failed = true;
+      out.out_of_range = error == std::errc::result_out_of_range && parsed_end == last;
+      out.failed_line = line;
+      out.failed_token.assign(first, std::min<size_t>(static_cast<size_t>(last - first), 40));
+      return;
+    }
+    out.values.push_back(value);
+  }
+}
+
+/// Splits text into about `pieces` runs of whole lines.
+std::vector<std::string_view> split_lines(std::string_view text, size_t pieces) {
+  std::vector<std::string_view> result;
+  const size_t target = std::max<size_t>(text.size() / std::max<size_t>(pieces, 1), 1);
+  size_t begin = 0;
+  while (begin < text.size()) {
+    size_t end = std::min(text.size(), begin + target);
+    if (end < text.size()) {
+      const size_t newline = text.find('\n', end - 1);
+      end = newline == std::string_view::npos ? text.size() : newline + 1;
+    }
+    result.push_back(text.substr(begin, end - begin));
+    begin = end;
+  }
+  return result;
+}
+
+template <class K>
+Column parse_text_as(std::string_view text, unsigned threads, std::string_view name) {
+  const std::vector<std::string_view> pieces = split_lines(text, size_t(threads) * 4);
+  std::vector<ParsedPiece<K>> parsed(pieces.size());
+  parallel_for(pieces.size(), threads, [&](size_t i) { parse_piece(pieces[i], parsed[i]); });
+
+  size_t lines_before = 0;
+  size_t total = 0;
+  std::vector<size_t> offsets(pieces.size());
+  for (size_t i = 0; i < pieces.size(); ++i) {
+    if (parsed[i].failed) {
+      const size_t line = lines_before + parsed[i].failed_line + 1;
+      if (parsed[i].out_of_range) {
+        throw AppError(fmt::format("{}:{}: '{}' is out of range for {}", name, line, parsed[i].failed_token,
+                                   key_type_name(key_type_of<K>())));
+      }
+      throw AppError(fmt::format("{}:{}: '{}' is not a valid {} number", name, line, parsed[i].failed_token,
+                                 key_type_name(key_type_of<K>())));
+    }
+    lines_before += static_cast<size_t>(std::count(pieces[i].begin(), pieces[i].end(), '\n'));
+    offsets[i] = total;
+    total += parsed[i].values.size();
+  }
+
+  auto values = std::make_shared<std::vector<K>>(total);
+  parallel_for(pieces.size(), threads, [&](size_t i) {
+    std::copy(parsed[i].values.begin(), parsed[i].values.end(), values->begin() + static_cast<ptrdiff_t>(offsets[i]));
+    std::vector<K>().swap(parsed[i].values);
+  });
+  return Column{key_type_of<K>(), total, values->data(), values};
+}
+
+template <class K>
+void format_text_as(const K* keys, size_t count, unsigned threads, const std::function<void(std::string_view)>& sink) {
+  // Longest forms: "-9223372036854775808", "-2.2250738585072014e-308"; plus the newline.
+  constexpr size_t max_chars = 32;
+  constexpr size_t piece_items = size_t(1) << 20;
+  const size_t pieces_per_round = std::max(threads, 1u);
+  std::vector<std::string> texts(pieces_per_round);
+  for (size_t round_begin = 0; round_begin < count; round_begin += piece_items * pieces_per_round) {
+    const size_t round_end = std::min(count, round_begin + piece_items * pieces_per_round);
+    const size_t pieces = (round_end - round_begin + piece_items - 1) / piece_items;
+    parallel_for(pieces, threads, [&](size_t piece) {
+      const size_t begin = round_begin + piece * piece_items;
+      const size_t end = std::min(round_end, begin + piece_items);
+      std::string& text = texts[piece];
+      text.resize((end - begin) * max_chars);
+      char* out = text.data();
+      for (size_t i = begin; i < end; ++i) {
+        out = std::to_chars(out, out + max_chars, keys[i]).ptr;
+        *out++ = '\n';
+      }
+      text.resize(static_cast<size_t>(out - text.data()));
+    });
+    for (size_t piece = 0; piece < pieces; ++piece) sink(texts[piece]);
+  }
+}
+
+}  // namespace
+
+std::string_view format_name(Format format) {
+  switch (format) {
+    case Format::Binary:
+      return "bin";
+    case Format::Text:
+      return "text";
+    case Format::Npy:
+      return "npy";
+    case Format::Auto:
+      break;
+  }
+  return "auto";
+}
+
+std::optional<Format> parse_format(std::string_view name) {
+  for (Format format : {Format::Auto, Format::Binary, Format::Text, Format::Npy}) {
+    if (format_name(format) == name) return format;
+  }
+  return std::nullopt;
+}
+
+bool has_npy_magic(std::string_view bytes) { return bytes.substr(0, npy_magic.size()) == npy_magic; }
+
+Format detect_format(std::string_view path, std::string_view bytes) {
+  if (has_npy_magic(bytes)) return Format::Npy;
+  for (std::string_view extension : {".txt", ".csv", ".tsv", ".text"}) {
+    if (ends_with(path, extension)) return Format::Text;
+  }
+  const std::string_view head = bytes.substr(0, size_t(64) << 10);
+  if (!head.empty() && std::all_of(head.begin(), head.end(), is_text_char)) return Format::Text;
+  return Format::Binary;
+}
+
+Format resolve_format(Format format, std::string_view path, std::string_view bytes) {
+  return format == Format::Auto ? detect_format(path, bytes) : format;
+}
+
+NpyHeader parse_npy_header(std::string_view bytes, std::string_view name) {
+  if (!has_npy_magic(bytes)) throw AppError(fmt::format("{}: not a NumPy .npy file (no \\x93NUMPY magic)", name));
+  if (bytes.size() < 10) throw AppError(fmt::format("{}: truncated npy header", name));
+  const auto byte_at = [&](size_t i) { return static_cast<size_t>(static_cast<unsigned char>(bytes[i])); };
+  const size_t major = byte_at(6);
+  size_t header_length = 0;
+  size_t header_start = 0;
+  if (major == 1) {
+    header_length = byte_at(8) | byte_at(9) << 8;
+    header_start = 10;
+  } else if (major == 2 || major == 3) {
+    if (bytes.size() < 12) throw AppError(fmt::format("{}: truncated npy header", name));
+    header_length = byte_at(8) | byte_at(9) << 8 | byte_at(10) << 16 | byte_at(11) << 24;
+    header_start = 12;
+  } else {
+    throw AppError(fmt::format("{}: unsupported npy format version {}.{}", name, major, byte_at(7)));
+  }
+  if (bytes.size() < header_start + header_length) throw AppError(fmt::format("{}: truncated npy header", name));
+  const std::string_view dict = bytes.substr(header_start, header_length);
+
+  NpyHeader header;
+  header.type = npy_type_from_descr(dict_value(dict, "descr", name), name);
+  const std::string_view fortran_order = dict_value(dict, "fortran_order", name);
+  if (fortran_order == "True") {
+    throw AppError(
+        fmt::format("{}: Fortran-ordered npy arrays are not supported; save with fortran_order=False", name));
+  }
+  if (fortran_order != "False") throw AppError(fmt::format("{}: malformed npy fortran_order {}", name, fortran_order));
+  header.count = npy_count_from_shape(dict_value(dict, "shape", name), name);
+  header.data_offset = header_start + header_length;
+
+  const size_t element = key_type_size(header.type);
+  const size_t data_bytes = bytes.size() - header.data_offset;
+  if (header.count > data_bytes / element || data_bytes != header.count * element) {
+    throw AppError(fmt::format("{}: the npy header promises {} values ({} bytes) but {} bytes of data follow", name,
+                               header.count, header.count * element, data_bytes));
+  }
+  return header;
+}
+
+std::string make_npy_header(KeyType type, size_t count) {
+  std::string dict = fmt::format("{{'descr': '{}', 'fortran_order': False, 'shape': ({},), }}", npy_descr(type), count);
+  constexpr size_t prefix = 10;  // magic, version, 2-byte length
+  constexpr size_t alignment = 64;
+  const size_t unpadded = prefix + dict.size() + 1;
+  dict.append((alignment - unpadded % alignment) % alignment, ' ');
+  dict.push_back('\n');
+  std::string header(npy_magic);
+  header.push_back('\x01');
+  header.push_back('\x00');
+  header.push_back(static_cast<char>(dict.size() & 0xff));
+  header.push_back(static_cast<char>(dict.size() >> 8));
+  return header + dict;
+}
+
+Column binary_column(std::string_view bytes, KeyType type, std::string_view name, std::shared_ptr<const void> owner) {
+  const size_t element = key_type_size(type);
+  if (bytes.size() % element != 0) {
+    throw AppError(
+        fmt::format("{}: {} bytes is not a whole number of {} values ({} bytes each); is the file truncated "
+                    "or the --type wrong?",
+                    name, bytes.size(), key_type_name(type), element));
+  }
+  Column column{type, bytes.size() / element, bytes.data(), std::move(owner)};
+  if (reinterpret_cast<uintptr_t>(bytes.data()) % element != 0) {
+    auto aligned = std::make_shared<std::vector<uint64_t>>((bytes.size() + 7) / 8);
+    std::memcpy(aligned->data(), bytes.data(), bytes.size());
+    column.data = aligned->data();
+    column.owner = aligned;
+  }
+  return column;
+}
+
+Column parse_text(std::string_view text, KeyType type, unsigned threads, std::string_view name) {
+  return visit_key_type(type,
+                        [&](auto tag) { return parse_text_as<typename decltype(tag)::type>(text, threads, name); });
+}
+
+void format_text(const void* data, KeyType type, size_t count, unsigned threads,
+                 const std::function<void(std::string_view)>& sink) {
+  visit_key_type(type, [&](auto tag) {
+    using K = typename decltype(tag)::type;
+    format_text_as(static_cast<const K*>(data), count, threads, sink);
+  });
+}
+
+size_t text_line_of_value(std::string_view text, size_t index) {
+  size_t line = 1;
+  size_t values_seen = 0;
+  size_t begin = 0;
+  while (begin < text.size()) {
+    size_t end = text.find('\n', begin);
+    if (end == std::string_view::npos) end = text.size();
+    const std::string_view content = text.substr(begin, end - begin);
+    if (!std::all_of(content.begin(), content.end(), is_blank)) {
+      if (values_seen++ == index) return line;
+    }
+    ++line;
+    begin = end + 1;
+  }
+  return line;
+}
+
+Column load_column(std::string_view bytes, Format format, std::optional<KeyType> type, unsigned threads,
+                   std::string_view name, std::shared_ptr<const void> owner) {
+  switch (resolve_format(format, name, bytes)) {
+    case Format::Npy: {
+      const NpyHeader header = parse_npy_header(bytes, name);
+      if (type && *type != header.type) {
+        throw AppError(fmt::format("{}: --type {} does not match the npy dtype {}", name, key_type_name(*type),
+                                   key_type_name(header.type)));
+      }
+      return binary_column(bytes.substr(header.data_offset), header.type, name, std::move(owner));
+    }
+    case Format::Text:
+      return parse_text(bytes, type.value_or(KeyType::I32), threads, name);
+    default:
+      break;
+  }
+  return binary_column(bytes, type.value_or(KeyType::I32), name, std::move(owner));
+}
+
+}  // namespace radix_sort

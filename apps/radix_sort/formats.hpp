@@ -1,0 +1,86 @@
+#pragma once
+// The three file formats: raw little-endian binary, text (one number per line) and NumPy .npy.
+
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "key_type.hpp"
+
+namespace radix_sort {
+
+enum class Format { Auto, Binary, Text, Npy };
+
+/// "auto", "bin", "text" or "npy".
+std::string_view format_name(Format format);
+
+/// The format named `name`, or nothing.
+std::optional<Format> parse_format(std::string_view name);
+
+/// A typed array of elements: a view into a mapped file or an owned buffer kept alive by `owner`.
+struct Column {
+  KeyType type = KeyType::I32;
+  size_t count = 0;
+  const void* data = nullptr;
+  std::shared_ptr<const void> owner;
+
+  /// The elements as K (K must be the C++ type of `type`).
+  template <class K>
+  const K* as() const {
+    return static_cast<const K*>(data);
+  }
+  size_t bytes() const { return count * key_type_size(type); }
+};
+
+/// Picks the format of an input: npy by its magic, text by extension (.txt, .csv, .tsv, .text) or by content
+/// (only digits, signs, points, exponents, nan/inf letters and whitespace in the first 64 KiB), else binary.
+Format detect_format(std::string_view path, std::string_view bytes);
+
+/// True where `bytes` start with the NumPy magic "\x93NUMPY".
+bool has_npy_magic(std::string_view bytes);
+
+/// What an .npy header says.
+struct NpyHeader {
+  KeyType type = KeyType::I32;
+  size_t count = 0;
+  size_t data_offset = 0;
+};
+
+/// Parses the header of an .npy file (versions 1, 2 and 3) and checks that the data that follows has the size the
+/// header promises. Throws AppError for big-endian or unsupported dtypes, Fortran order, shapes that are not 1-D, and
+/// truncated files. `name` is used in messages.
+NpyHeader parse_npy_header(std::string_view bytes, std::string_view name);
+
+/// The header of a 1-D little-endian .npy array of `count` elements, padded so the data starts 64-byte aligned.
+std::string make_npy_header(KeyType type, size_t count);
+
+/// Interprets `bytes` as little-endian binary elements of `type`, without copying where they are aligned.
+/// Throws AppError when the size is not a whole number of elements.
+Column binary_column(std::string_view bytes, KeyType type, std::string_view name,
+                     std::shared_ptr<const void> owner = nullptr);
+
+/// Parses text with one number per line (surrounding whitespace and blank lines allowed, optional sign, decimal;
+/// floats also in exponent, inf and nan forms) on up to `threads` threads. Throws AppError naming the line of the
+/// first value that is not a number or does not fit `type`.
+Column parse_text(std::string_view text, KeyType type, unsigned threads, std::string_view name);
+
+/// Prints `count` elements of `type`, one per line, on up to `threads` threads; the text is handed to `sink` in
+/// large pieces, in order. Floats print in the shortest form that reads back to the same value.
+void format_text(const void* data, KeyType type, size_t count, unsigned threads,
+                 const std::function<void(std::string_view)>& sink);
+
+/// The 1-based line of the `index`-th value of a text input (blank lines hold no value).
+size_t text_line_of_value(std::string_view text, size_t index);
+
+/// Reads `bytes` in the given format (Auto detects it). Binary and text take `type`, i32 when not given; npy takes
+/// the type from its header, and a `type` given must match it. Throws AppError.
+Column load_column(std::string_view bytes, Format format, std::optional<KeyType> type, unsigned threads,
+                   std::string_view name, std::shared_ptr<const void> owner = nullptr);
+
+/// The format an input resolves to (Auto replaced by what detect_format finds).
+Format resolve_format(Format format, std::string_view path, std::string_view bytes);
+
+}  // namespace radix_sort

@@ -1,0 +1,287 @@
+#include <cuda_runtime.h>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <cstring>
+#include <utility>
+#include <vector>
+
+#include "errors.hpp"
+#include "gpu_backend.hpp"
+#include "prims/device/radix_sort.cuh"
+#include "prims/util/device_buffer.cuh"
+#include "prims/util/error.cuh"
+
+namespace radix_sort {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
+
+/// Large enough to run copies near full PCIe speed, small enough that two stay cheap to pin.
+constexpr size_t staging_bytes = size_t(64) << 20;
+
+std::string human_bytes(size_t bytes) {
+  if (bytes >= (size_t(1) << 30)) return fmt::format("{:.2f} GiB", static_cast<double>(bytes) / (1 << 30));
+  return fmt::format("{:.1f} MiB", static_cast<double>(bytes) / (1 << 20));
+}
+
+/// Page-locked host memory: copies from it run at full speed and asynchronously.
+class PinnedBuffer {
+ public:
+  explicit PinnedBuffer(size_t bytes) {
+    prims::check(cudaHostAlloc(&data_, bytes, cudaHostAllocDefault), "cudaHostAlloc");
+  }
+  PinnedBuffer(const PinnedBuffer&) = delete;
+  PinnedBuffer& operator=(const PinnedBuffer&) = delete;
+  ~PinnedBuffer() { cudaFreeHost(data_); }
+  void* data() const { return data_; }
+
+ private:
+  void* data_ = nullptr;
+};
+
+class Stream {
+ public:
+  Stream() { prims::check(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreate"); }
+  Stream(const Stream&) = delete;
+  Stream& operator=(const Stream&) = delete;
+  ~Stream() { cudaStreamDestroy(stream_); }
+  cudaStream_t get() const { return stream_; }
+
+ private:
+  cudaStream_t stream_ = nullptr;
+};
+
+class Event {
+ public:
+  Event() { prims::check(cudaEventCreate(&event_), "cudaEventCreate"); }
+  Event(Event&& other) noexcept : event_(std::exchange(other.event_, nullptr)) {}
+  Event& operator=(Event&&) = delete;
+  Event(const Event&) = delete;
+  ~Event() {
+    if (event_) cudaEventDestroy(event_);
+  }
+  cudaEvent_t get() const { return event_; }
+
+ private:
+  cudaEvent_t event_ = nullptr;
+};
+
+/// Milliseconds between two recorded events, as seconds.
+double elapsed_seconds(const Event& start, const Event& stop) {
+  float milliseconds = 0;
+  prims::check(cudaEventElapsedTime(&milliseconds, start.get(), stop.get()), "cudaEventElapsedTime");
+  return milliseconds / 1000.0;
+}
+
+/// One timed copy of a chunk between a staging buffer and the GPU.
+struct ChunkCopy {
+  Event start;
+  Event stop;
+};
+
+/// Moves arrays between host readers/writers and the GPU through two pinned staging buffers, so that the host side
+/// of one chunk (reading, parsing, writing) overlaps the copy of the next.
+class StagedTransfer {
+ public:
+  StagedTransfer(cudaStream_t stream, size_t largest_array_bytes)
+      : stream_(stream),
+        chunk_bytes_(std::min(staging_bytes, std::max<size_t>(largest_array_bytes, 8))),
+        buffers_{PinnedBuffer(chunk_bytes_), PinnedBuffer(chunk_bytes_)} {}
+
+  /// Copies `count` elements of `element_bytes` from `read` to `device`; returns the copy time (GPU-timed).
+  double upload(const ChunkReader& read, void* device, size_t count, size_t element_bytes, double& read_seconds) {
+    const size_t chunk_items = chunk_bytes_ / element_bytes;
+    std::vector<ChunkCopy> copies;
+    copies.reserve((count + chunk_items - 1) / chunk_items);
+    for (size_t first = 0; first < count; first += chunk_items) {
+      const size_t chunk = copies.size();
+      const size_t items = std::min(chunk_items, count - first);
+      void* staging = buffers_[chunk % 2].data();
+      // The staging buffer is free once the copy issued from it two chunks ago has finished.
+      if (chunk >= 2) prims::check(cudaEventSynchronize(copies[chunk - 2].stop.get()), "waiting for a copy to the GPU");
+      const auto read_start = Clock::now();
+      read(first, items, staging);
+      read_seconds += seconds_since(read_start);
+      ChunkCopy& copy = copies.emplace_back();
+      prims::check(cudaEventRecord(copy.start.get(), stream_), "cudaEventRecord");
+      prims::check(cudaMemcpyAsync(static_cast<char*>(device) + first * element_bytes, staging, items * element_bytes,
+                                   cudaMemcpyHostToDevice, stream_),
+                   "copying to the GPU");
+      prims::check(cudaEventRecord(copy.stop.get(), stream_), "cudaEventRecord");
+    }
+    prims::check(cudaStreamSynchronize(stream_), "copying to the GPU");
+    return total_seconds(copies);
+  }
+
+  /// Copies `count` elements from `device` to `write`, chunk by chunk; returns the copy time (GPU-timed).
+  double download(const void* device, size_t count, size_t element_bytes, const ChunkWriter& write,
+                  double& write_seconds) {
+    const size_t chunk_items = chunk_bytes_ / element_bytes;
+    const size_t chunks = (count + chunk_items - 1) / chunk_items;
+    std::vector<ChunkCopy> copies(chunks);
+    auto issue = [&](size_t chunk) {
+      const size_t first = chunk * chunk_items;
+      const size_t items = std::min(chunk_items, count - first);
+      prims::check(cudaEventRecord(copies[chunk].start.get(), stream_), "cudaEventRecord");
+      prims::check(cudaMemcpyAsync(buffers_[chunk % 2].data(), static_cast<const char*>(device) + first * element_bytes,
+                                   items * element_bytes, cudaMemcpyDeviceToHost, stream_),
+                   "copying from the GPU");
+      prims::check(cudaEventRecord(copies[chunk].stop.get(), stream_), "cudaEventRecord");
+    };
+    for (size_t chunk = 0; chunk < std::min<size_t>(chunks, 2); ++chunk) issue(chunk);
+    for (size_t chunk = 0; chunk < chunks; ++chunk) {
+      prims::check(cudaEventSynchronize(copies[chunk].stop.get()), "copying from the GPU");
+      const size_t first = chunk * chunk_items;
+      const auto write_start = Clock::now();
+      write(first, std::min(chunk_items, count - first), buffers_[chunk % 2].data());
+      write_seconds += seconds_since(write_start);
+      if (chunk + 2 < chunks) issue(chunk + 2);
+    }
+    return total_seconds(copies);
+  }
+
+ private:
+  static double total_seconds(const std::vector<ChunkCopy>& copies) {
+    double seconds = 0;
+    for (const ChunkCopy& copy : copies) seconds += elapsed_seconds(copy.start, copy.stop);
+    return seconds;
+  }
+
+  cudaStream_t stream_;
+  size_t chunk_bytes_;
+  PinnedBuffer buffers_[2];
+};
+
+__global__ void fill_indices(uint64_t* indices, size_t count) {
+  const size_t stride = size_t(gridDim.x) * blockDim.x;
+  for (size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < count; i += stride) indices[i] = i;
+}
+
+/// A device allocation that turns "out of memory" into a one-line message naming the size.
+prims::DeviceBuffer<std::byte> allocate(size_t bytes, const char* what) {
+  try {
+    return prims::DeviceBuffer<std::byte>(bytes);
+  } catch (const prims::CudaError& error) {
+    if (error.code() != cudaErrorMemoryAllocation) throw;
+    // The failed cudaMalloc also left its error in the last-error slot; clear it so later checks see their own.
+    cudaGetLastError();
+    throw AppError(fmt::format("out of GPU memory allocating {} for the {}", human_bytes(bytes), what));
+  }
+}
+
+/// Calls the library's sort for the request's key and value types: `temp == nullptr` asks for the scratch size.
+cudaError_t device_sort(const SortRequest& request, void* temp, size_t& temp_bytes, void* keys, void* values,
+                        cudaStream_t stream) {
+  const auto order = request.descending ? prims::device::Order::Descending : prims::device::Order::Ascending;
+  return visit_key_type(request.key_type, [&](auto key_tag) {
+    using K = typename decltype(key_tag)::type;
+    K* typed_keys = static_cast<K*>(keys);
+    if (request.value_bytes == 0 && !request.argsort) {
+      return prims::device::radix_sort_keys<K>(temp, temp_bytes, typed_keys, typed_keys, request.count, order, 0,
+                                               8 * sizeof(K), stream);
+    }
+    return visit_value_width(request.argsort ? sizeof(uint64_t) : request.value_bytes, [&](auto value_tag) {
+      using V = typename decltype(value_tag)::type;
+      V* typed_values = static_cast<V*>(values);
+      return prims::device::radix_sort_pairs<K, V>(temp, temp_bytes, typed_keys, typed_keys, typed_values, typed_values,
+                                                   request.count, order, 0, 8 * sizeof(K), stream);
+    });
+  });
+}
+
+}  // namespace
+
+bool gpu_initialize() {
+  int devices = 0;
+  // No driver or no device both mean "no GPU here": the caller falls back to the CPU.
+  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) return false;
+  prims::check(cudaSetDevice(0), "cudaSetDevice");
+  prims::check(cudaFree(nullptr), "creating the CUDA context");
+  return true;
+}
+
+void gpu_sort(const SortRequest& request, const SortIo& io, SortStats& stats) {
+  cudaDeviceProp properties{};
+  prims::check(cudaGetDeviceProperties(&properties, 0), "cudaGetDeviceProperties");
+  stats.device = properties.name;
+  if (request.count == 0) return;
+
+  const bool has_values = request.value_bytes > 0 || request.argsort;
+  const size_t key_bytes = request.count * key_type_size(request.key_type);
+  const size_t value_bytes =
+      has_values ? request.count * (request.argsort ? sizeof(uint64_t) : request.value_bytes) : 0;
+  Stream stream;
+  size_t temp_bytes = 0;
+  prims::check(device_sort(request, nullptr, temp_bytes, nullptr, nullptr, stream.get()), "sizing the sort's scratch");
+
+  size_t free_bytes = 0;
+  size_t total_bytes = 0;
+  prims::check(cudaMemGetInfo(&free_bytes, &total_bytes), "cudaMemGetInfo");
+  const size_t needed = key_bytes + value_bytes + temp_bytes;
+  if (needed > free_bytes) {
+    throw AppError(fmt::format(
+        "{} {} keys need {} of GPU memory (keys {}, values {}, sort scratch {}) but only {} of the {} {} is free; "
+        "sort a smaller file or use --backend cpu",
+        request.count, key_type_name(request.key_type), human_bytes(needed), human_bytes(key_bytes),
+        human_bytes(value_bytes), human_bytes(temp_bytes), human_bytes(free_bytes), human_bytes(total_bytes),
+        properties.name));
+  }
+  const prims::DeviceBuffer<std::byte> keys = allocate(key_bytes, "keys");
+  const prims::DeviceBuffer<std::byte> values = allocate(value_bytes, "values");
+  // At least one byte: a null scratch pointer would ask the sort for its size instead of running it.
+  const prims::DeviceBuffer<std::byte> temp = allocate(std::max<size_t>(temp_bytes, 1), "sort scratch");
+
+  StagedTransfer transfer(stream.get(), std::max(key_bytes, value_bytes));
+  stats.to_device_seconds +=
+      transfer.upload(io.read_keys, keys.data(), request.count, key_type_size(request.key_type), stats.read_seconds);
+  stats.bytes_to_device += key_bytes;
+  if (request.argsort) {
+    constexpr int block_threads = 256;
+    const int blocks = static_cast<int>(std::min<size_t>((request.count + block_threads - 1) / block_threads, 65536));
+    fill_indices<<<blocks, block_threads, 0, stream.get()>>>(reinterpret_cast<uint64_t*>(values.data()), request.count);
+    prims::check(cudaGetLastError(), "launching fill_indices");
+  } else if (has_values) {
+    stats.to_device_seconds +=
+        transfer.upload(io.read_values, values.data(), request.count, request.value_bytes, stats.read_seconds);
+    stats.bytes_to_device += value_bytes;
+  }
+
+  Event sort_start;
+  Event sort_stop;
+  prims::check(cudaEventRecord(sort_start.get(), stream.get()), "cudaEventRecord");
+  prims::check(device_sort(request, temp.data(), temp_bytes, keys.data(), values.data(), stream.get()), "sorting");
+  prims::check(cudaEventRecord(sort_stop.get(), stream.get()), "cudaEventRecord");
+  prims::check(cudaStreamSynchronize(stream.get()), "sorting");
+  stats.sort_seconds = elapsed_seconds(sort_start, sort_stop);
+
+  const size_t key_size = key_type_size(request.key_type);
+  const std::byte* first_key = keys.data();
+  const std::byte* last_key = keys.data() + (request.count - 1) * key_size;
+  if (request.descending) std::swap(first_key, last_key);
+  prims::check(cudaMemcpy(stats.smallest_key.data(), first_key, key_size, cudaMemcpyDeviceToHost),
+               "copying from the GPU");
+  prims::check(cudaMemcpy(stats.largest_key.data(), last_key, key_size, cudaMemcpyDeviceToHost),
+               "copying from the GPU");
+
+  if (request.argsort) {
+    stats.to_host_seconds +=
+        transfer.download(values.data(), request.count, sizeof(uint64_t), io.write_keys, stats.write_seconds);
+    stats.bytes_to_host += value_bytes;
+    return;
+  }
+  stats.to_host_seconds += transfer.download(keys.data(), request.count, key_size, io.write_keys, stats.write_seconds);
+  stats.bytes_to_host += key_bytes;
+  if (has_values) {
+    stats.to_host_seconds +=
+        transfer.download(values.data(), request.count, request.value_bytes, io.write_values, stats.write_seconds);
+    stats.bytes_to_host += value_bytes;
+  }
+}
+
+}  // namespace radix_sort

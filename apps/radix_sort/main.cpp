@@ -1,0 +1,25 @@
+// radix_sort: sorts files of numbers on the GPU. See USAGE.md.
+
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <exception>
+#include <new>
+
+#include "app.hpp"
+#include "errors.hpp"
+
+int main(int argc, char** argv) {
+  // Exit statuses follow sort(1): 1 when --check finds disorder, 2 for errors.
+  constexpr int error_status = 2;
+  try {
+    const auto options = radix_sort::parse_options(argc, argv);
+    if (!options) return 0;
+    return radix_sort::run(*options);
+  } catch (const std::bad_alloc&) {
+    fmt::print(stderr, "radix_sort: error: out of host memory\n");
+  } catch (const std::exception& error) {
+    fmt::print(stderr, "radix_sort: error: {}\n", error.what());
+  }
+  return error_status;
+}

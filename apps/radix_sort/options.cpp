@@ -1,0 +1,99 @@
+#include "options.hpp"
+
+#include <fmt/format.h>
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <thread>
+#include <vector>
+
+#include "errors.hpp"
+#include "file_io.hpp"
+
+namespace radix_sort {
+
+namespace {
+
+std::vector<std::string> type_names() {
+  std::vector<std::string> names;
+  for (KeyType type : all_key_types) names.emplace_back(key_type_name(type));
+  return names;
+}
+
+}  // namespace
+
+std::optional<Options> parse_options(int argc, const char* const* argv) {
+  CLI::App app{"Sorts a file of numbers on the GPU (binary, text or .npy)", "radix_sort"};
+  app.footer(
+      "Examples:\n"
+      "  radix_sort keys.bin --type u64 -o sorted.bin\n"
+      "  radix_sort data.npy -r -o data.npy                # descending, in place\n"
+      "  radix_sort numbers.txt -c                         # exit 1 if not sorted\n"
+      "  radix_sort keys.npy --values payload.npy --values-out payload.sorted.npy -o keys.sorted.npy\n"
+      "  radix_sort keys.npy --argsort -o order.npy        # u64 indices of the stable sort");
+  Options options;
+  std::string format = "auto";
+  std::string type;
+  std::string values_type;
+  std::string backend = "auto";
+  options.threads = std::max(1u, std::thread::hardware_concurrency());
+
+  app.add_option("input", options.input, "File to sort; '-' reads stdin")->required();
+  app.add_option("-o,--output", options.output,
+                 "Where to write the sorted file; '-' (default) is stdout. May name "
+                 "the input: the output replaces it only once complete");
+  app.add_option("-f,--format", format,
+                 "Input format (the output has the same); auto: npy by magic, text by "
+                 "extension or content, else binary")
+      ->check(CLI::IsMember({"auto", "bin", "text", "npy"}));
+  app.add_option("-t,--type", type, "Element type of binary and text input (default i32; npy says its own)")
+      ->check(CLI::IsMember(type_names()));
+  app.add_flag("-r,--descending", options.descending, "Sort largest first (the exact reverse order, still stable)");
+  app.add_flag("-c,--check", options.check,
+               "Only check that the input is sorted; exit 1 naming the first "
+               "out-of-order element if not");
+  app.add_option("--values", options.values_input, "A file of values to reorder along with the keys");
+  app.add_option("--values-out", options.values_output, "Where to write the reordered values");
+  app.add_option("--values-type", values_type, "Element type of a binary or text values file (default i32)")
+      ->check(CLI::IsMember(type_names()));
+  app.add_flag("--argsort", options.argsort, "Write the stable sorting permutation (u64 indices) instead of the keys");
+  app.add_flag("--stats", options.stats, "Print counts, min/max and a time breakdown on stderr");
+  app.add_option("--backend", backend, "Where to sort: auto (the GPU, or the CPU where there is none), gpu, cpu")
+      ->check(CLI::IsMember({"auto", "gpu", "cpu"}));
+  app.add_option("-j,--threads", options.threads, "Threads for reading, parsing and printing (default: all cores)")
+      ->check(CLI::Range(1u, 1024u));
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp&) {
+    fmt::print("{}", app.help());
+    return std::nullopt;
+  } catch (const CLI::ParseError& error) {
+    throw UsageError(fmt::format("{} (see --help)", error.what()));
+  }
+
+  options.format = *parse_format(format);
+  if (!type.empty()) options.type = parse_key_type(type);
+  if (!values_type.empty()) options.values_type = parse_key_type(values_type);
+  options.backend = backend == "gpu" ? Backend::Gpu : backend == "cpu" ? Backend::Cpu : Backend::Auto;
+
+  if (options.values_input.empty() != options.values_output.empty()) {
+    throw UsageError("--values and --values-out go together (see --help)");
+  }
+  if (!options.values_input.empty() && options.argsort) throw UsageError("--argsort and --values exclude each other");
+  if (options.check && (options.argsort || !options.values_input.empty() || app.count("--output") > 0)) {
+    throw UsageError("--check only reads; it takes no --output, --values or --argsort");
+  }
+  if (!options.values_input.empty() && options.values_output == options.output) {
+    throw UsageError("--values-out and --output name the same file");
+  }
+  if (is_standard_stream(options.input) && is_standard_stream(options.values_input)) {
+    throw UsageError("the keys and the values cannot both come from stdin");
+  }
+  if (is_standard_stream(options.output) && is_standard_stream(options.values_output)) {
+    throw UsageError("the keys and the values cannot both go to stdout");
+  }
+  return options;
+}
+
+}  // namespace radix_sort

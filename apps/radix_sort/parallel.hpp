@@ -1,0 +1,16 @@
+#pragma once
+// A minimal parallel loop for the I/O paths (parsing, printing, copying).
+
+#include <cstddef>
+#include <functional>
+
+namespace radix_sort {
+
+/// Runs `body(task)` for every task in [0, tasks) on up to `threads` threads (the caller's among them).
+/// The first exception thrown by a body is rethrown after all threads finish.
+void parallel_for(size_t tasks, unsigned threads, const std::function<void(size_t)>& body);
+
+/// memcpy split over up to `threads` threads: page-cache and pinned-memory copies scale with threads.
+void parallel_copy(void* destination, const void* source, size_t bytes, unsigned threads);
+
+}  // namespace radix_sort

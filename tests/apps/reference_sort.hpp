@@ -1,0 +1,42 @@
+#pragma once
+// The reference the radix_sort tests compare with: std::stable_sort in numpy's order.
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <numeric>
+#include <type_traits>
+#include <vector>
+
+namespace radix_sort::test {
+
+/// numpy's order, written directly: NaN after everything, -0.0 equal to +0.0.
+template <class K>
+bool numpy_less(K a, K b) {
+  if constexpr (std::is_floating_point_v<K>) {
+    if (std::isnan(a)) return false;
+    if (std::isnan(b)) return true;
+  }
+  return a < b;
+}
+
+/// The stable sorting permutation of `keys`; descending is the exact reverse order, equal keys in input order.
+template <class K>
+std::vector<uint64_t> stable_order(const std::vector<K>& keys, bool descending) {
+  std::vector<uint64_t> order(keys.size());
+  std::iota(order.begin(), order.end(), uint64_t{0});
+  std::stable_sort(order.begin(), order.end(), [&](uint64_t a, uint64_t b) {
+    return descending ? numpy_less(keys[b], keys[a]) : numpy_less(keys[a], keys[b]);
+  });
+  return order;
+}
+
+/// `values` permuted by `order`.
+template <class T>
+std::vector<T> gather(const std::vector<T>& values, const std::vector<uint64_t>& order) {
+  std::vector<T> result(order.size());
+  for (size_t i = 0; i < order.size(); ++i) result[i] = values[order[i]];
+  return result;
+}
+
+}  // namespace radix_sort::test

@@ -1,0 +1,164 @@
+// Host-only tests of radix_sort's command line and of its atomic file output.
+
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "errors.hpp"
+#include "file_io.hpp"
+#include "options.hpp"
+
+namespace radix_sort {
+namespace {
+
+std::optional<Options> parse(std::vector<const char*> args) {
+  args.insert(args.begin(), "radix_sort");
+  return parse_options(static_cast<int>(args.size()), args.data());
+}
+
+std::string usage_error(std::vector<const char*> args) {
+  try {
+    parse(std::move(args));
+  } catch (const UsageError& error) {
+    return error.what();
+  }
+  return "";
+}
+
+TEST(Cli, Defaults) {
+  const Options options = *parse({"in.bin"});
+  EXPECT_EQ(options.input, "in.bin");
+  EXPECT_EQ(options.output, "-");
+  EXPECT_EQ(options.format, Format::Auto);
+  EXPECT_FALSE(options.type);
+  EXPECT_FALSE(options.descending);
+  EXPECT_FALSE(options.check);
+  EXPECT_FALSE(options.argsort);
+  EXPECT_FALSE(options.stats);
+  EXPECT_EQ(options.backend, Backend::Auto);
+  EXPECT_GE(options.threads, 1u);
+}
+
+TEST(Cli, EveryOption) {
+  const Options options =
+      *parse({"keys.bin", "-o", "out.bin", "--format", "bin", "--type", "u16", "-r", "--stats", "--values", "v.bin",
+              "--values-out", "vo.bin", "--values-type", "f64", "--backend", "cpu", "--threads", "3"});
+  EXPECT_EQ(options.output, "out.bin");
+  EXPECT_EQ(options.format, Format::Binary);
+  EXPECT_EQ(options.type, KeyType::U16);
+  EXPECT_TRUE(options.descending);
+  EXPECT_TRUE(options.stats);
+  EXPECT_EQ(options.values_input, "v.bin");
+  EXPECT_EQ(options.values_output, "vo.bin");
+  EXPECT_EQ(options.values_type, KeyType::F64);
+  EXPECT_EQ(options.backend, Backend::Cpu);
+  EXPECT_EQ(options.threads, 3u);
+
+  EXPECT_TRUE(parse({"-", "--check", "-t", "f32"})->check);
+  EXPECT_TRUE(parse({"k.npy", "--argsort", "--backend", "gpu"})->argsort);
+  EXPECT_EQ(parse({"k.txt", "--descending", "--format", "text"})->format, Format::Text);
+  EXPECT_EQ(parse({"k.npy", "-f", "npy", "-o", "k.npy"})->output, "k.npy");
+}
+
+TEST(Cli, HelpParsesToNothing) {
+  testing::internal::CaptureStdout();
+  EXPECT_FALSE(parse({"--help"}));
+  EXPECT_NE(testing::internal::GetCapturedStdout().find("--argsort"), std::string::npos);
+}
+
+TEST(Cli, RejectsWithOneLine) {
+  EXPECT_NE(usage_error({}).find("input is required"), std::string::npos);
+  EXPECT_NE(usage_error({"a", "--type", "i128"}).find("i128"), std::string::npos);
+  EXPECT_NE(usage_error({"a", "--format", "csv"}).find("csv"), std::string::npos);
+  EXPECT_NE(usage_error({"a", "--backend", "tpu"}).find("tpu"), std::string::npos);
+  EXPECT_NE(usage_error({"a", "--threads", "0"}).find("threads"), std::string::npos);
+  EXPECT_NE(usage_error({"a", "--bogus"}).find("bogus"), std::string::npos);
+  EXPECT_NE(usage_error({"a", "--values", "v"}).find("go together"), std::string::npos);
+  EXPECT_NE(usage_error({"a", "--values-out", "v"}).find("go together"), std::string::npos);
+  EXPECT_NE(usage_error({"a", "--values", "v", "--values-out", "w", "--argsort"}).find("exclude"), std::string::npos);
+  EXPECT_NE(usage_error({"a", "-c", "-o", "x"}).find("--check"), std::string::npos);
+  EXPECT_NE(usage_error({"a", "-o", "x", "--values", "v", "--values-out", "x"}).find("same file"), std::string::npos);
+  EXPECT_NE(usage_error({"-", "--values", "-", "--values-out", "w", "-o", "o"}).find("stdin"), std::string::npos);
+  for (const auto& args : {std::vector<const char*>{}, {"a", "--bogus"}}) {
+    EXPECT_EQ(usage_error(args).find('\n'), std::string::npos);
+  }
+}
+
+class AtomicOutputTest : public testing::Test {
+ protected:
+  void SetUp() override {
+    directory_ =
+        std::filesystem::temp_directory_path() / ("radix_sort_io_" + std::to_string(::getpid()) + "_" +
+                                                  testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::remove_all(directory_);
+    std::filesystem::create_directories(directory_);
+  }
+  void TearDown() override { std::filesystem::remove_all(directory_); }
+
+  size_t entries() const {
+    return static_cast<size_t>(std::distance(std::filesystem::directory_iterator(directory_), {}));
+  }
+  std::string path(const char* name) const { return (directory_ / name).string(); }
+
+  std::filesystem::path directory_;
+};
+
+TEST_F(AtomicOutputTest, AppearsOnlyOnCommit) {
+  {
+    AtomicOutput output(path("out.bin"));
+    output.write("abc");
+    EXPECT_FALSE(std::filesystem::exists(path("out.bin")));
+    output.commit();
+  }
+  std::ifstream in(path("out.bin"));
+  EXPECT_EQ(std::string(std::istreambuf_iterator<char>(in), {}), "abc");
+  EXPECT_EQ(entries(), 1u);
+}
+
+TEST_F(AtomicOutputTest, LeavesNothingWithoutCommit) {
+  {
+    AtomicOutput output(path("out.bin"));
+    output.write("partial");
+  }
+  EXPECT_EQ(entries(), 0u);
+}
+
+TEST_F(AtomicOutputTest, ReplacesAnExistingFileAndKeepsItsMode) {
+  { std::ofstream(path("same.bin")) << "old"; }
+  ::chmod(path("same.bin").c_str(), 0640);
+  {
+    AtomicOutput output(path("same.bin"));
+    output.write("new");
+    output.commit();
+  }
+  std::ifstream in(path("same.bin"));
+  EXPECT_EQ(std::string(std::istreambuf_iterator<char>(in), {}), "new");
+  struct stat info {};
+  ASSERT_EQ(::stat(path("same.bin").c_str(), &info), 0);
+  EXPECT_EQ(info.st_mode & 0777, 0640u);
+}
+
+TEST_F(AtomicOutputTest, FailsEarlyForAnUnwritableTarget) {
+  EXPECT_THROW(AtomicOutput(path("missing/dir/out.bin")), AppError);
+  EXPECT_THROW(AtomicOutput(directory_.string()), AppError);
+}
+
+TEST_F(AtomicOutputTest, InputFileReportsMissingFilesAndDirectories) {
+  EXPECT_THROW(InputFile::open(path("missing.bin")), AppError);
+  EXPECT_THROW(InputFile::open(directory_.string()), AppError);
+  { std::ofstream(path("empty.bin")); }
+  EXPECT_EQ(InputFile::open(path("empty.bin")).bytes().size(), 0u);
+  { std::ofstream(path("data.bin")) << "0123"; }
+  InputFile moved = InputFile::open(path("data.bin"));
+  InputFile file = std::move(moved);
+  EXPECT_EQ(file.bytes(), "0123");
+}
+
+}  // namespace
+}  // namespace radix_sort

@@ -1,0 +1,338 @@
+// End-to-end tests: run the built radix_sort on small files. Every case runs with --backend cpu, and again with
+// --backend gpu where a GPU exists. Bad inputs must give one "radix_sort: error:" line, a non-zero exit status and
+// no output file (not even a temporary one).
+
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "formats.hpp"
+#include "gpu_test.cuh"
+#include "key_type.hpp"
+#include "reference_sort.hpp"
+
+#ifndef RADIX_SORT_BINARY
+#error "RADIX_SORT_BINARY must name the radix_sort executable"
+#endif
+
+namespace radix_sort {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct RunResult {
+  int status = -1;
+  std::string out;
+  std::string err;
+};
+
+std::string read_file(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+void write_file(const fs::path& path, std::string_view bytes) {
+  std::ofstream(path, std::ios::binary).write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+}
+
+template <class K>
+std::string as_bytes(const std::vector<K>& values) {
+  return std::string(reinterpret_cast<const char*>(values.data()), values.size() * sizeof(K));
+}
+
+template <class K>
+std::vector<K> from_bytes(std::string_view bytes) {
+  std::vector<K> values(bytes.size() / sizeof(K));
+  std::memcpy(values.data(), bytes.data(), values.size() * sizeof(K));
+  return values;
+}
+
+template <class K>
+std::vector<K> random_keys(size_t count, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<K> keys(count);
+  for (auto& key : keys) {
+    if constexpr (std::is_floating_point_v<K>) {
+      key = static_cast<K>(static_cast<double>(static_cast<int32_t>(rng() % 2001) - 1000) / 8);
+    } else {
+      key = static_cast<K>(rng());
+    }
+  }
+  if constexpr (std::is_floating_point_v<K>) {
+    const K nan = std::numeric_limits<K>::quiet_NaN();
+    const K specials[] = {
+        K(-0.0), K(0.0), nan, -nan, std::numeric_limits<K>::infinity(), -std::numeric_limits<K>::infinity()};
+    for (size_t i = 0; i < count; i += 5) keys[i] = specials[(i / 5) % std::size(specials)];
+  }
+  return keys;
+}
+
+template <class K>
+bool same_bits(const std::vector<K>& a, const std::vector<K>& b) {
+  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(K)) == 0;
+}
+
+/// A two-element .npy file whose header has `from` replaced by `to`.
+std::string npy_edited(KeyType type, const std::string& from, const std::string& to) {
+  std::string header = make_npy_header(type, 2);
+  header.replace(header.find(from), from.size(), to);
+  return header + std::string(2 * key_type_size(type), '\0');
+}
+
+/// A scratch directory per test, and running the program in it.
+class RadixSortApp : public testing::TestWithParam<const char*> {
+ protected:
+  void SetUp() override {
+    if (std::string(GetParam()) == "gpu") PRIMS_REQUIRE_GPU();
+    std::string name = testing::UnitTest::GetInstance()->current_test_info()->name();
+    for (char& c : name) c = std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+    directory_ = fs::temp_directory_path() / ("radix_sort_e2e_" + std::to_string(::getpid()) + "_" + name);
+    fs::remove_all(directory_);
+    fs::create_directories(directory_);
+  }
+  void TearDown() override { fs::remove_all(directory_); }
+
+  fs::path path(const std::string& name) const { return directory_ / name; }
+
+  /// Runs `radix_sort <arguments> --backend <param>` (arguments are file names in the scratch directory).
+  RunResult run(const std::string& arguments, bool with_backend = true) const {
+    const std::string command = "cd '" + directory_.string() + "' && '" RADIX_SORT_BINARY "' " + arguments +
+                                (with_backend ? std::string(" --backend ") + GetParam() : "") +
+                                " >stdout.txt 2>stderr.txt";
+    const int raw = std::system(command.c_str());
+    RunResult result;
+    result.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+    result.out = read_file(path("stdout.txt"));
+    result.err = read_file(path("stderr.txt"));
+    fs::remove(path("stdout.txt"));
+    fs::remove(path("stderr.txt"));
+    return result;
+  }
+
+  /// Expects the failure contract: status 2, one error line mentioning `fragment`, no output, no temporary files.
+  void expect_failure(const std::string& arguments, const std::string& fragment, const char* output = "out",
+                      bool with_backend = true) {
+    const RunResult result = run(arguments, with_backend);
+    EXPECT_EQ(result.status, 2) << arguments;
+    EXPECT_EQ(result.err.rfind("radix_sort: error: ", 0), 0u) << result.err;
+    EXPECT_EQ(std::count(result.err.begin(), result.err.end(), '\n'), 1) << result.err;
+    EXPECT_NE(result.err.find(fragment), std::string::npos) << result.err;
+    EXPECT_FALSE(fs::exists(path(output))) << arguments;
+    for (const auto& entry : fs::directory_iterator(directory_)) {
+      EXPECT_EQ(entry.path().filename().string().find(".radix_sort."), std::string::npos) << entry.path();
+    }
+  }
+
+  template <class K>
+  void expect_binary_sort(size_t count, bool descending) {
+    const std::vector<K> keys = random_keys<K>(count, count + descending);
+    write_file(path("in.bin"), as_bytes(keys));
+    const std::string type(key_type_name(key_type_of<K>()));
+    const RunResult result = run("in.bin --type " + type + " -o out.bin" + (descending ? " -r" : ""));
+    ASSERT_EQ(result.status, 0) << result.err;
+    const std::vector<K> expected = test::gather(keys, test::stable_order(keys, descending));
+    EXPECT_TRUE(same_bits(from_bytes<K>(read_file(path("out.bin"))), expected)) << type << " n=" << count;
+  }
+
+  fs::path directory_;
+};
+
+TEST_P(RadixSortApp, SortsBinaryOfEveryTypeBothWays) {
+  for (KeyType type : all_key_types) {
+    visit_key_type(type, [&](auto tag) {
+      using K = typename decltype(tag)::type;
+      for (size_t count : {1, 2, 1000, 70001}) {
+        expect_binary_sort<K>(count, false);
+        expect_binary_sort<K>(count, true);
+      }
+    });
+  }
+}
+
+TEST_P(RadixSortApp, SortsMoreThanOneStagingChunk) { expect_binary_sort<uint64_t>(9'000'001, false); }
+
+TEST_P(RadixSortApp, SortsNpyAndWritesNpy) {
+  const std::vector<float> keys = random_keys<float>(5000, 3);
+  write_file(path("in.npy"), make_npy_header(KeyType::F32, keys.size()) + as_bytes(keys));
+  const RunResult result = run("in.npy -o out.npy");
+  ASSERT_EQ(result.status, 0) << result.err;
+  const std::string out = read_file(path("out.npy"));
+  const NpyHeader header = parse_npy_header(out, "out.npy");
+  EXPECT_EQ(header.type, KeyType::F32);
+  EXPECT_EQ(header.count, keys.size());
+  EXPECT_TRUE(same_bits(from_bytes<float>(std::string_view(out).substr(header.data_offset)),
+                        test::gather(keys, test::stable_order(keys, false))));
+}
+
+TEST_P(RadixSortApp, SortsTextAndWritesText) {
+  write_file(path("in.txt"), "  5\n-3\n\n+12\n0\n-3\n");
+  const RunResult result = run("in.txt -o out.txt -r");
+  ASSERT_EQ(result.status, 0) << result.err;
+  EXPECT_EQ(read_file(path("out.txt")), "12\n5\n0\n-3\n-3\n");
+}
+
+TEST_P(RadixSortApp, SortsTextFloats) {
+  write_file(path("in.txt"), "nan\n2.5\n-inf\n-0\n1e3\n0\n");
+  const RunResult result = run("in.txt --type f64 -o out.txt");
+  ASSERT_EQ(result.status, 0) << result.err;
+  EXPECT_EQ(read_file(path("out.txt")), "-inf\n-0\n0\n2.5\n1000\nnan\n");
+}
+
+TEST_P(RadixSortApp, WritesTheArgsortPermutation) {
+  const std::vector<int16_t> keys = random_keys<int16_t>(3001, 9);
+  write_file(path("in.npy"), make_npy_header(KeyType::I16, keys.size()) + as_bytes(keys));
+  const RunResult result = run("in.npy --argsort -r -o order.npy");
+  ASSERT_EQ(result.status, 0) << result.err;
+  const std::string out = read_file(path("order.npy"));
+  const NpyHeader header = parse_npy_header(out, "order.npy");
+  EXPECT_EQ(header.type, KeyType::U64);
+  EXPECT_EQ(from_bytes<uint64_t>(std::string_view(out).substr(header.data_offset)), test::stable_order(keys, true));
+}
+
+TEST_P(RadixSortApp, ReordersValuesAlongWithKeys) {
+  const std::vector<uint8_t> keys = random_keys<uint8_t>(4000, 4);
+  std::vector<double> values(keys.size());
+  for (size_t i = 0; i < values.size(); ++i) values[i] = static_cast<double>(i) + 0.5;
+  write_file(path("keys.bin"), as_bytes(keys));
+  write_file(path("values.bin"), as_bytes(values));
+  const RunResult result =
+      run("keys.bin --type u8 -o keys.out --values values.bin --values-type f64 --values-out values.out");
+  ASSERT_EQ(result.status, 0) << result.err;
+  const std::vector<uint64_t> order = test::stable_order(keys, false);
+  EXPECT_EQ(from_bytes<uint8_t>(read_file(path("keys.out"))), test::gather(keys, order));
+  EXPECT_EQ(from_bytes<double>(read_file(path("values.out"))), test::gather(values, order));
+}
+
+TEST_P(RadixSortApp, SortsInPlaceAndThroughPipes) {
+  const std::vector<int32_t> keys = random_keys<int32_t>(10000, 5);
+  const std::vector<int32_t> sorted = test::gather(keys, test::stable_order(keys, false));
+  write_file(path("data.bin"), as_bytes(keys));
+  ASSERT_EQ(run("data.bin -o data.bin").status, 0);
+  EXPECT_EQ(from_bytes<int32_t>(read_file(path("data.bin"))), sorted);
+
+  write_file(path("data.bin"), as_bytes(keys));
+  const RunResult piped = run("- --type i32 < data.bin");
+  ASSERT_EQ(piped.status, 0) << piped.err;
+  EXPECT_EQ(from_bytes<int32_t>(piped.out), sorted);
+}
+
+TEST_P(RadixSortApp, EmptyInputGivesEmptyOutput) {
+  write_file(path("empty.bin"), "");
+  RunResult result = run("empty.bin -o out.bin --stats");
+  ASSERT_EQ(result.status, 0) << result.err;
+  EXPECT_TRUE(fs::exists(path("out.bin")));
+  EXPECT_EQ(fs::file_size(path("out.bin")), 0u);
+
+  write_file(path("empty.npy"), make_npy_header(KeyType::F64, 0));
+  result = run("empty.npy -o out.npy");
+  ASSERT_EQ(result.status, 0) << result.err;
+  EXPECT_EQ(parse_npy_header(read_file(path("out.npy")), "out.npy").count, 0u);
+}
+
+TEST_P(RadixSortApp, ChecksOrderLikeSortDashC) {
+  write_file(path("sorted.txt"), "1\n2\n2\n9\n");
+  RunResult result = run("sorted.txt -c", false);
+  EXPECT_EQ(result.status, 0) << result.err;
+  EXPECT_EQ(result.err, "");
+  result = run("sorted.txt -c -r", false);
+  EXPECT_EQ(result.status, 1);
+  EXPECT_EQ(result.err, "radix_sort: sorted.txt:2: disorder: 2\n");
+
+  write_file(path("unsorted.txt"), "1\n\n3\n2\n");
+  result = run("unsorted.txt --check", false);
+  EXPECT_EQ(result.status, 1);
+  EXPECT_EQ(result.err, "radix_sort: unsorted.txt:4: disorder: 2\n");
+
+  const std::vector<int8_t> keys = {-5, 3, -7};
+  write_file(path("keys.bin"), as_bytes(keys));
+  result = run("keys.bin -t i8 -c", false);
+  EXPECT_EQ(result.status, 1);
+  EXPECT_EQ(result.err, "radix_sort: keys.bin: disorder at index 2: -7\n");
+}
+
+TEST_P(RadixSortApp, PrintsStats) {
+  write_file(path("in.txt"), "3\n-1\n2\n");
+  const RunResult result = run("in.txt -o out.txt --stats");
+  ASSERT_EQ(result.status, 0) << result.err;
+  EXPECT_NE(result.err.find("3 i32 keys"), std::string::npos) << result.err;
+  EXPECT_NE(result.err.find("min -1, max 3"), std::string::npos) << result.err;
+  for (const char* phase : {"read", "to GPU", "sort", "back", "write", "total"}) {
+    EXPECT_NE(result.err.find(phase), std::string::npos) << phase;
+  }
+}
+
+TEST_P(RadixSortApp, BadInputsFailCleanly) {
+  write_file(path("truncated.bin"), std::string(7, '\1'));
+  expect_failure("truncated.bin --type i32 -o out", "7 bytes is not a whole number of i32 values");
+
+  write_file(path("f2.npy"), npy_edited(KeyType::I16, "<i2", "<f2"));
+  expect_failure("f2.npy -o out", "unsupported npy dtype '<f2'");
+  write_file(path("big.npy"), npy_edited(KeyType::I32, "<i4", ">i4"));
+  expect_failure("big.npy -o out", "big-endian");
+  write_file(path("fortran.npy"), npy_edited(KeyType::I32, "False", "True "));
+  expect_failure("fortran.npy -o out", "Fortran");
+  write_file(path("matrix.npy"), npy_edited(KeyType::I32, "(2,)", "(1,2)"));
+  expect_failure("matrix.npy -o out", "only 1-D");
+
+  write_file(path("words.txt"), "1\n2\nthree\n");
+  expect_failure("words.txt -o out", "words.txt:3: 'three' is not a valid i32 number");
+  write_file(path("range.txt"), "1\n300\n");
+  expect_failure("range.txt -t i8 -o out", "range.txt:2: '300' is out of range for i8");
+
+  expect_failure("missing.bin -o out", "cannot open 'missing.bin'");
+  fs::create_directories(path("folder"));
+  expect_failure("folder -o out", "is a directory");
+  write_file(path("ok.bin"), std::string(8, '\0'));
+  expect_failure("ok.bin -o no/such/dir/out", "cannot write 'no/such/dir/out'", "no");
+  expect_failure("ok.bin -o folder", "cannot write 'folder': it is a directory", "no");
+  if (::geteuid() != 0) {
+    write_file(path("secret.bin"), std::string(8, '\0'));
+    fs::permissions(path("secret.bin"), fs::perms::none);
+    expect_failure("secret.bin -o out", "cannot open 'secret.bin'");
+  }
+  write_file(path("values.bin"), std::string(4, '\0'));
+  expect_failure("ok.bin --type i32 -o out --values values.bin --values-out vout", "values but ok.bin has 2 keys");
+  expect_failure("ok.bin --type i128 -o out", "i128");
+}
+
+TEST_P(RadixSortApp, FailureLeavesAnExistingOutputUntouched) {
+  write_file(path("out"), "previous");
+  write_file(path("bad.txt"), "1\nx\n");
+  const RunResult result = run("bad.txt -o out");
+  EXPECT_EQ(result.status, 2);
+  EXPECT_EQ(read_file(path("out")), "previous");
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, RadixSortApp, testing::Values("cpu", "gpu"),
+                         [](const testing::TestParamInfo<const char*>& info) { return std::string(info.param); });
+
+/// Without a GPU, auto says so in one line and sorts on the CPU; asking for the GPU is an error.
+class RadixSortAppWithoutGpu : public RadixSortApp {};
+
+TEST_P(RadixSortAppWithoutGpu, FallsBackToTheCpu) {
+  if (prims::test::has_gpu()) GTEST_SKIP() << "this machine has a GPU";
+  write_file(path("in.txt"), "2\n1\n");
+  RunResult result = run("in.txt -o out.txt --backend auto", false);
+  EXPECT_EQ(result.status, 0);
+  EXPECT_EQ(result.err, "radix_sort: no CUDA GPU found; sorting on the CPU\n");
+  EXPECT_EQ(read_file(path("out.txt")), "1\n2\n");
+  fs::remove(path("out.txt"));
+  expect_failure("in.txt -o out.txt --backend gpu", "no CUDA GPU found", "out.txt", false);
+}
+
+INSTANTIATE_TEST_SUITE_P(NoBackendOption, RadixSortAppWithoutGpu, testing::Values("cpu"));
+
+}  // namespace
+}  // namespace radix_sort

@@ -1,0 +1,246 @@
+// Host-only tests of radix_sort's file formats: npy headers, binary, text parsing and printing, detection.
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "errors.hpp"
+#include "formats.hpp"
+
+namespace radix_sort {
+namespace {
+
+/// The message of the AppError `call` throws ("" when it throws none).
+template <class Call>
+std::string error_of(Call call) {
+  try {
+    call();
+  } catch (const AppError& error) {
+    return error.what();
+  }
+  return "";
+}
+
+std::string npy_file(std::string_view dict, int major = 1) {
+  std::string header(dict);
+  header.push_back('\n');
+  std::string file = "\x93NUMPY";
+  file.push_back(static_cast<char>(major));
+  file.push_back('\0');
+  const size_t length = header.size();
+  file.push_back(static_cast<char>(length & 0xff));
+  file.push_back(static_cast<char>(length >> 8));
+  if (major >= 2) {
+    file.push_back('\0');
+    file.push_back('\0');
+  }
+  return file + header;
+}
+
+TEST(NpyHeader, RoundTripsEveryType) {
+  for (KeyType type : all_key_types) {
+    for (size_t count : {0, 1, 5}) {
+      const std::string header = make_npy_header(type, count);
+      EXPECT_EQ(header.size() % 64, 0u);
+      EXPECT_EQ(header.back(), '\n');
+      const NpyHeader parsed = parse_npy_header(header + std::string(count * key_type_size(type), '\0'), "x.npy");
+      EXPECT_EQ(parsed.type, type) << key_type_name(type);
+      EXPECT_EQ(parsed.count, count);
+      EXPECT_EQ(parsed.data_offset, header.size());
+    }
+  }
+  EXPECT_NE(make_npy_header(KeyType::I32, 12345678901).find("(12345678901,)"), std::string::npos);
+}
+
+TEST(NpyHeader, WritesNumpyDtypeNames) {
+  EXPECT_NE(make_npy_header(KeyType::I8, 3).find("'descr': '|i1'"), std::string::npos);
+  EXPECT_NE(make_npy_header(KeyType::U16, 3).find("'descr': '<u2'"), std::string::npos);
+  EXPECT_NE(make_npy_header(KeyType::F64, 3).find("'descr': '<f8'"), std::string::npos);
+  EXPECT_NE(make_npy_header(KeyType::I32, 3).find("'shape': (3,)"), std::string::npos);
+}
+
+TEST(NpyHeader, ReadsEachAcceptedDtypeSpelling) {
+  const std::pair<const char*, KeyType> cases[] = {{"<i1", KeyType::I8},  {"|i1", KeyType::I8},  {"<u1", KeyType::U8},
+                                                   {"|u1", KeyType::U8},  {"<i2", KeyType::I16}, {"<u2", KeyType::U16},
+                                                   {"<i4", KeyType::I32}, {"<u4", KeyType::U32}, {"<i8", KeyType::I64},
+                                                   {"<u8", KeyType::U64}, {"<f4", KeyType::F32}, {"<f8", KeyType::F64}};
+  for (const auto& [descr, type] : cases) {
+    const std::string file =
+        npy_file(std::string("{'descr': '") + descr + "', 'fortran_order': False, 'shape': (2,), }") +
+        std::string(2 * key_type_size(type), '\0');
+    EXPECT_EQ(parse_npy_header(file, "x.npy").type, type) << descr;
+  }
+}
+
+TEST(NpyHeader, ReadsVersionsTwoAndThree) {
+  for (int major : {2, 3}) {
+    const std::string file =
+        npy_file("{'descr': '<u8', 'fortran_order': False, 'shape': (3,), }", major) + std::string(24, '\0');
+    const NpyHeader header = parse_npy_header(file, "x.npy");
+    EXPECT_EQ(header.type, KeyType::U64);
+    EXPECT_EQ(header.count, 3u);
+    EXPECT_EQ(header.data_offset, file.size() - 24);
+  }
+}
+
+TEST(NpyHeader, RejectsWithClearMessages) {
+  const auto parse = [](std::string dict, size_t data_bytes) {
+    return error_of([&] { parse_npy_header(npy_file(dict) + std::string(data_bytes, '\0'), "x.npy"); });
+  };
+  EXPECT_NE(parse("{'descr': '>i4', 'fortran_order': False, 'shape': (2,), }", 8).find("big-endian"),
+            std::string::npos);
+  EXPECT_NE(parse("{'descr': '<f2', 'fortran_order': False, 'shape': (2,), }", 4).find("unsupported npy dtype"),
+            std::string::npos);
+  EXPECT_NE(parse("{'descr': '<i4', 'fortran_order': True, 'shape': (2,), }", 8).find("Fortran"), std::string::npos);
+  EXPECT_NE(parse("{'descr': '<i4', 'fortran_order': False, 'shape': (2, 3), }", 24).find("only 1-D"),
+            std::string::npos);
+  EXPECT_NE(parse("{'descr': '<i4', 'fortran_order': False, 'shape': (), }", 4).find("only 1-D"), std::string::npos);
+  EXPECT_NE(parse("{'descr': '<i4', 'fortran_order': False, 'shape': (5,), }", 8).find("promises 5 values"),
+            std::string::npos);
+  EXPECT_NE(parse("{'descr': [('a', '<i4')], 'fortran_order': False, 'shape': (2,), }", 8).find("structured"),
+            std::string::npos);
+  EXPECT_NE(error_of([] { parse_npy_header(std::string("\x93NUMPY\x04\x00\x00\x00", 10), "x.npy"); }).find("version"),
+            std::string::npos);
+  EXPECT_NE(error_of([] { parse_npy_header("plain", "x.npy"); }).find("not a NumPy"), std::string::npos);
+}
+
+TEST(Binary, ViewsWholeElementsAndRejectsTruncatedFiles) {
+  std::vector<int32_t> values = {3, -1, 7};
+  const std::string_view bytes(reinterpret_cast<const char*>(values.data()), values.size() * 4);
+  const Column column = binary_column(bytes, KeyType::I32, "x.bin");
+  ASSERT_EQ(column.count, 3u);
+  EXPECT_EQ(column.as<int32_t>()[1], -1);
+  const std::string message = error_of([&] { binary_column(bytes.substr(0, 11), KeyType::I32, "x.bin"); });
+  EXPECT_NE(message.find("11 bytes is not a whole number of i32 values"), std::string::npos) << message;
+}
+
+TEST(Binary, CopiesMisalignedData) {
+  std::vector<char> storage(1 + 2 * sizeof(double));
+  const double values[] = {1.5, -2.5};
+  std::memcpy(storage.data() + 1, values, sizeof values);
+  const Column column = binary_column({storage.data() + 1, sizeof values}, KeyType::F64, "x.bin");
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(column.data) % alignof(double), 0u);
+  EXPECT_EQ(column.as<double>()[1], -2.5);
+}
+
+template <class K>
+std::vector<K> parse_as(std::string_view text, unsigned threads = 3) {
+  const Column column = parse_text(text, key_type_of<K>(), threads, "in.txt");
+  return std::vector<K>(column.as<K>(), column.as<K>() + column.count);
+}
+
+TEST(Text, ToleratesWhitespaceSignsAndBlankLines) {
+  EXPECT_EQ(parse_as<int32_t>("  12 \n\t-3\r\n+4\n\n   \n5"), (std::vector<int32_t>{12, -3, 4, 5}));
+  EXPECT_EQ(parse_as<uint8_t>("255\n0\n+7\n"), (std::vector<uint8_t>{255, 0, 7}));
+  EXPECT_EQ(parse_as<int64_t>("-9223372036854775808\n9223372036854775807\n"),
+            (std::vector<int64_t>{std::numeric_limits<int64_t>::min(), std::numeric_limits<int64_t>::max()}));
+  EXPECT_TRUE(parse_as<int32_t>("").empty());
+  EXPECT_TRUE(parse_as<int32_t>("\n \n").empty());
+}
+
+TEST(Text, ReadsFloatForms) {
+  const std::vector<double> values = parse_as<double>("1.5\n-2e3\n+.25\ninf\n-inf\nnan\n1E-2\n");
+  ASSERT_EQ(values.size(), 7u);
+  EXPECT_EQ(values[0], 1.5);
+  EXPECT_EQ(values[1], -2000.0);
+  EXPECT_EQ(values[2], 0.25);
+  EXPECT_EQ(values[3], std::numeric_limits<double>::infinity());
+  EXPECT_EQ(values[4], -std::numeric_limits<double>::infinity());
+  EXPECT_TRUE(std::isnan(values[5]));
+  EXPECT_EQ(values[6], 0.01);
+}
+
+TEST(Text, NamesTheLineOfABadValue) {
+  // Many lines and threads, so the bad line is far from the first piece.
+  std::string text;
+  for (int i = 0; i < 100000; ++i) text += "1\n\n";
+  text += "12x\n5\n";
+  std::string message = error_of([&] { parse_as<int32_t>(text, 4); });
+  EXPECT_NE(message.find("in.txt:200001: '12x' is not a valid i32 number"), std::string::npos) << message;
+
+  message = error_of([] { parse_as<int16_t>("1\n2\n40000\n"); });
+  EXPECT_NE(message.find("in.txt:3: '40000' is out of range for i16"), std::string::npos) << message;
+  message = error_of([] { parse_as<uint32_t>("-1\n"); });
+  EXPECT_NE(message.find("in.txt:1:"), std::string::npos) << message;
+  message = error_of([] { parse_as<int32_t>("1\nabc\n"); });
+  EXPECT_NE(message.find("in.txt:2: 'abc'"), std::string::npos) << message;
+  message = error_of([] { parse_as<int32_t>("1 2\n"); });
+  EXPECT_NE(message.find("in.txt:1: '1 2'"), std::string::npos) << message;
+  message = error_of([] { parse_as<int32_t>("1.5\n"); });
+  EXPECT_NE(message.find("in.txt:1:"), std::string::npos) << message;
+  message = error_of([] { parse_as<float>("1e60\n"); });
+  EXPECT_NE(message.find("out of range for f32"), std::string::npos) << message;
+}
+
+template <class K>
+void expect_text_round_trip(const std::vector<K>& values) {
+  std::string text;
+  format_text(values.data(), key_type_of<K>(), values.size(), 3, [&](std::string_view piece) { text += piece; });
+  const std::vector<K> back = parse_as<K>(text);
+  ASSERT_EQ(back.size(), values.size());
+  EXPECT_EQ(std::memcmp(back.data(), values.data(), values.size() * sizeof(K)), 0) << text.substr(0, 200);
+}
+
+TEST(Text, PrintsWhatItReadsBackForEveryType) {
+  expect_text_round_trip<int8_t>({-128, 127, 0, -1});
+  expect_text_round_trip<uint8_t>({0, 255, 17});
+  expect_text_round_trip<int16_t>({-32768, 32767});
+  expect_text_round_trip<uint16_t>({65535, 0});
+  expect_text_round_trip<int32_t>({std::numeric_limits<int32_t>::min(), 5});
+  expect_text_round_trip<uint32_t>({std::numeric_limits<uint32_t>::max()});
+  expect_text_round_trip<int64_t>({std::numeric_limits<int64_t>::min(), std::numeric_limits<int64_t>::max()});
+  expect_text_round_trip<uint64_t>({std::numeric_limits<uint64_t>::max(), 1});
+  expect_text_round_trip<float>({0.1f, -3.4e38f, 1e-45f, std::numeric_limits<float>::infinity(), -0.0f});
+  expect_text_round_trip<double>({0.1, -1.7976931348623157e308, 5e-324, -std::numeric_limits<double>::infinity()});
+  std::vector<int32_t> many(3'000'000);
+  for (size_t i = 0; i < many.size(); ++i) many[i] = static_cast<int32_t>(i * 2654435761u);
+  expect_text_round_trip(many);
+}
+
+TEST(Text, PrintsOneValuePerLine) {
+  const int32_t values[] = {-5, 0, 42};
+  std::string text;
+  format_text(values, KeyType::I32, 3, 2, [&](std::string_view piece) { text += piece; });
+  EXPECT_EQ(text, "-5\n0\n42\n");
+}
+
+TEST(Format, DetectsNpyTextAndBinary) {
+  EXPECT_EQ(detect_format("data.bin", make_npy_header(KeyType::I32, 0)), Format::Npy);
+  EXPECT_EQ(detect_format("data.txt", std::string("\x01\x02", 2)), Format::Text);
+  EXPECT_EQ(detect_format("data.csv", ""), Format::Text);
+  EXPECT_EQ(detect_format("data", "12\n-3\n4.5e6\nnan\n-inf\n"), Format::Text);
+  EXPECT_EQ(detect_format("data", std::string("\x01\x00\x00\x00", 4)), Format::Binary);
+  EXPECT_EQ(detect_format("data", ""), Format::Binary);
+}
+
+TEST(Format, NamesParse) {
+  for (Format format : {Format::Auto, Format::Binary, Format::Text, Format::Npy}) {
+    EXPECT_EQ(parse_format(format_name(format)), format);
+  }
+  EXPECT_FALSE(parse_format("csv"));
+  for (KeyType type : all_key_types) EXPECT_EQ(parse_key_type(key_type_name(type)), type);
+  EXPECT_FALSE(parse_key_type("i128"));
+}
+
+TEST(Format, LoadColumnTakesTheTypeFromNpyAndChecksAGivenOne) {
+  const std::string file = make_npy_header(KeyType::U16, 2) + std::string(4, '\0');
+  EXPECT_EQ(load_column(file, Format::Auto, std::nullopt, 2, "x.npy").type, KeyType::U16);
+  EXPECT_EQ(load_column(file, Format::Auto, KeyType::U16, 2, "x.npy").count, 2u);
+  EXPECT_NE(error_of([&] { load_column(file, Format::Auto, KeyType::I32, 2, "x.npy"); }).find("does not match"),
+            std::string::npos);
+  EXPECT_EQ(load_column("1\n2\n", Format::Auto, std::nullopt, 2, "x").type, KeyType::I32);
+}
+
+TEST(Format, FindsTheLineOfAValue) {
+  EXPECT_EQ(text_line_of_value("1\n\n 2\n3\n", 0), 1u);
+  EXPECT_EQ(text_line_of_value("1\n\n 2\n3\n", 1), 3u);
+  EXPECT_EQ(text_line_of_value("1\n\n 2\n3\n", 2), 4u);
+}
+
+}  // namespace
+}  // namespace radix_sort
