@@ -3,9 +3,12 @@
 
 #include "prims/util/error.cuh"
 #include "prims/util/ops.cuh"
+#include "prims/util/radix_key.cuh"
 #include "prims/warp/reduce.cuh"
 #include "prims/warp/scan.cuh"
 #include "prims/block/reduce.cuh"
 #include "prims/block/scan.cuh"
+#include "prims/block/radix_rank.cuh"
 #include "prims/device/reduce.cuh"
 #include "prims/device/scan.cuh"
+#include "prims/device/radix_sort.cuh"

@@ -60,7 +60,7 @@ template <class K, class V>
 using OnesweepPolicy = OnesweepPolicySm90<K, V>;
 
 /// The number of digit passes over [begin_bit, end_bit) with digits of `radix_bits`.
-constexpr int radix_passes(int begin_bit, int end_bit, int radix_bits) {
+__host__ __device__ constexpr int radix_passes(int begin_bit, int end_bit, int radix_bits) {
   return (end_bit - begin_bit + radix_bits - 1) / radix_bits;
 }
 

@@ -1,0 +1,187 @@
+// bench_sort: prims::device::radix_sort_keys / radix_sort_pairs (Onesweep and TileCounts) against thrust::sort,
+// thrust::sort_by_key and cub::DeviceRadixSort, same data, same run.
+// Keys u32, u64, f32 and u32/u32 pairs, every power of two in [--min-log2, --max-log2] (default 2^16..2^28), over
+// key bit entropies 1.0, 0.544 and 0.201 (each key the AND of 1, 3 and 5 random words: a bit is set with
+// probability 1/2, 1/8, 1/32) and all-equal keys (entropy 0).
+// Every timed run sorts fresh unsorted input: the harness's prepare step copies the pristine keys (and values)
+// into the input buffers before each run, outside the timed region. Thrust sorts in place, so it gets its own
+// input copy and runs last in each round (its output survives to the check). Every output is compared bitwise
+// with CUB's. GB/s counts each key (and value) read once and written once.
+#include <cub/device/device_radix_sort.cuh>
+#include <thrust/equal.h>
+#include <thrust/execution_policy.h>
+#include <thrust/sort.h>
+
+#include <cstdint>
+#include <string>
+#include <type_traits>
+
+#include "harness.cuh"
+#include "prims/device/radix_sort.cuh"
+
+namespace {
+
+using prims::bench::Contender;
+using prims::device::RadixSortAlgorithm;
+
+template <class K>
+const char* type_name(bool pairs) {
+  if constexpr (std::is_same_v<K, uint32_t>) return pairs ? "u32/u32" : "u32";
+  if constexpr (std::is_same_v<K, uint64_t>) return "u64";
+  return "f32";
+}
+
+/// A key distribution: `words` random words ANDed together (0 words: every key the same).
+struct Distribution {
+  const char* name;
+  int words;
+};
+constexpr Distribution kDistributions[] = {{"entropy 1.0", 1}, {"entropy 0.544", 3}, {"entropy 0.201", 5},
+                                           {"all equal", 0}};
+
+template <class K>
+void generate_keys(K* keys, size_t n, int words) {
+  prims::bench::generate(keys, n, 11 + words, [words] __device__(uint64_t bits, size_t) {
+    uint64_t key = words == 0 ? 0x5bd1e9955bd1e995ull : ~uint64_t{0};
+    for (int w = 0; w < words; ++w) key &= prims::bench::mix_bits(bits + w);
+    if constexpr (std::is_same_v<K, float>) {
+      // Normal floats in (-1, 1): the random word's top 32 bits as a signed fraction.
+      return static_cast<float>(static_cast<int32_t>(key >> 32)) * 0x1.0p-31f;
+    } else {
+      return static_cast<K>(key);
+    }
+  });
+}
+
+/// Bitwise equality of two device arrays (floats compared as bits, so NaNs and signed zeros count).
+template <class T>
+bool same_bits(const T* a, const T* b, size_t n) {
+  using Word = std::conditional_t<sizeof(T) == 8, uint64_t, uint32_t>;
+  static_assert(sizeof(T) == sizeof(Word), "benched keys and values are 4 or 8 bytes");
+  const Word* wa = reinterpret_cast<const Word*>(a);
+  const Word* wb = reinterpret_cast<const Word*>(b);
+  return thrust::equal(thrust::device, wa, wa + n, wb);
+}
+
+/// The buffers of one key type at the largest size: pristine input, the input every contender reads, Thrust's
+/// in-place copy, one output per contender, and the same for values (pairs only).
+template <class K>
+struct Buffers {
+  prims::DeviceBuffer<K> pristine, in, thrust_keys, onesweep_out, tile_counts_out, cub_out;
+  prims::DeviceBuffer<uint32_t> values, values_in, thrust_values, onesweep_values, tile_counts_values, cub_values;
+
+  Buffers(size_t n, bool pairs)
+      : pristine(n), in(n), thrust_keys(n), onesweep_out(n), tile_counts_out(n), cub_out(n),
+        values(pairs ? n : 0), values_in(pairs ? n : 0), thrust_values(pairs ? n : 0),
+        onesweep_values(pairs ? n : 0), tile_counts_values(pairs ? n : 0), cub_values(pairs ? n : 0) {}
+};
+
+template <class K>
+void bench_case(prims::bench::Harness& harness, Buffers<K>& b, size_t n, bool pairs, const char* variant) {
+  const cudaStream_t stream = harness.stream();
+  auto prims_sort = [&](auto algorithm, void* temp, size_t& bytes, K* keys_out, uint32_t* values_out,
+                        cudaStream_t s) {
+    constexpr RadixSortAlgorithm kAlgorithm = decltype(algorithm)::value;
+    if (pairs) {
+      return prims::device::radix_sort_pairs<kAlgorithm>(temp, bytes, b.in.data(), keys_out, b.values_in.data(),
+                                                         values_out, n, prims::device::Order::Ascending, 0,
+                                                         8 * int{sizeof(K)}, s);
+    }
+    return prims::device::radix_sort_keys<kAlgorithm>(temp, bytes, b.in.data(), keys_out, n,
+                                                      prims::device::Order::Ascending, 0, 8 * int{sizeof(K)}, s);
+  };
+  using Onesweep = std::integral_constant<RadixSortAlgorithm, RadixSortAlgorithm::Onesweep>;
+  using TileCounts = std::integral_constant<RadixSortAlgorithm, RadixSortAlgorithm::TileCounts>;
+  auto cub_sort = [&](void* temp, size_t& bytes, cudaStream_t s) {
+    if (pairs) {
+      return cub::DeviceRadixSort::SortPairs(temp, bytes, b.in.data(), b.cub_out.data(), b.values_in.data(),
+                                             b.cub_values.data(), n, 0, 8 * int{sizeof(K)}, s);
+    }
+    return cub::DeviceRadixSort::SortKeys(temp, bytes, b.in.data(), b.cub_out.data(), n, 0, 8 * int{sizeof(K)}, s);
+  };
+
+  size_t onesweep_bytes = 0, tile_counts_bytes = 0, cub_bytes = 0;
+  prims::check(prims_sort(Onesweep{}, nullptr, onesweep_bytes, nullptr, nullptr, stream), "prims size");
+  prims::check(prims_sort(TileCounts{}, nullptr, tile_counts_bytes, nullptr, nullptr, stream), "prims size");
+  prims::check(cub_sort(nullptr, cub_bytes, stream), "cub size");
+  prims::DeviceBuffer<unsigned char> onesweep_temp(onesweep_bytes), tile_counts_temp(tile_counts_bytes),
+      cub_temp(cub_bytes);
+
+  std::vector<Contender> contenders = {
+      {"prims", [&](cudaStream_t s) {
+         prims::check(prims_sort(Onesweep{}, onesweep_temp.data(), onesweep_bytes, b.onesweep_out.data(),
+                                 b.onesweep_values.data(), s),
+                      "prims Onesweep");
+       }},
+      {"TileCounts", [&](cudaStream_t s) {
+         prims::check(prims_sort(TileCounts{}, tile_counts_temp.data(), tile_counts_bytes, b.tile_counts_out.data(),
+                                 b.tile_counts_values.data(), s),
+                      "prims TileCounts");
+       }},
+      {"CUB", [&](cudaStream_t s) { prims::check(cub_sort(cub_temp.data(), cub_bytes, s), "cub"); }},
+      {"Thrust", [&](cudaStream_t s) {
+         if (pairs) {
+           thrust::sort_by_key(thrust::cuda::par.on(s), b.thrust_keys.data(), b.thrust_keys.data() + n,
+                               b.thrust_values.data());
+         } else {
+           thrust::sort(thrust::cuda::par.on(s), b.thrust_keys.data(), b.thrust_keys.data() + n);
+         }
+       }},
+  };
+  auto agrees_with_cub = [&](const K* keys, const uint32_t* values) {
+    return same_bits(keys, b.cub_out.data(), n) && (!pairs || same_bits(values, b.cub_values.data(), n));
+  };
+  contenders[0].check = [&] { return agrees_with_cub(b.onesweep_out.data(), b.onesweep_values.data()); };
+  contenders[1].check = [&] { return agrees_with_cub(b.tile_counts_out.data(), b.tile_counts_values.data()); };
+  contenders[3].check = [&] { return agrees_with_cub(b.thrust_keys.data(), b.thrust_values.data()); };
+
+  auto prepare = [&] {
+    prims::check(cudaMemcpyAsync(b.in.data(), b.pristine.data(), n * sizeof(K), cudaMemcpyDeviceToDevice, stream),
+                 "restoring keys");
+    prims::check(cudaMemcpyAsync(b.thrust_keys.data(), b.pristine.data(), n * sizeof(K), cudaMemcpyDeviceToDevice,
+                                 stream),
+                 "restoring keys");
+    if (pairs) {
+      prims::check(cudaMemcpyAsync(b.values_in.data(), b.values.data(), n * sizeof(uint32_t),
+                                   cudaMemcpyDeviceToDevice, stream),
+                   "restoring values");
+      prims::check(cudaMemcpyAsync(b.thrust_values.data(), b.values.data(), n * sizeof(uint32_t),
+                                   cudaMemcpyDeviceToDevice, stream),
+                   "restoring values");
+    }
+  };
+  const double bytes_per_item = 2.0 * (sizeof(K) + (pairs ? sizeof(uint32_t) : 0));
+  harness.run_case({"sort", type_name<K>(pairs), variant}, n, bytes_per_item, contenders, prepare);
+}
+
+template <class K>
+void bench_type(prims::bench::Harness& harness, bool pairs) {
+  const size_t max_n = size_t{1} << harness.max_log2();
+  Buffers<K> buffers(max_n, pairs);
+  if (pairs) {
+    prims::bench::generate(buffers.values.data(), max_n, 5,
+                           [] __device__(uint64_t, size_t i) { return static_cast<uint32_t>(i); });
+  }
+  for (const Distribution& distribution : kDistributions) {
+    generate_keys(buffers.pristine.data(), max_n, distribution.words);
+    for (int log2n = harness.min_log2(); log2n <= harness.max_log2(); ++log2n) {
+      bench_case(harness, buffers, size_t{1} << log2n, pairs, distribution.name);
+    }
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    prims::bench::Harness harness(argc, argv, "bench_sort", 16, 28);
+    bench_type<uint32_t>(harness, false);
+    bench_type<uint32_t>(harness, true);
+    bench_type<uint64_t>(harness, false);
+    bench_type<float>(harness, false);
+    return harness.finish();
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "bench_sort: error: {}\n", e.what());
+    return 1;
+  }
+}
