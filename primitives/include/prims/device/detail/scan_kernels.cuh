@@ -85,7 +85,7 @@ struct ScanTile {
     typename BlockScan::TempStorage scan;
   };
 
-  static constexpr size_t count(size_t n) { return (n + tile_items - 1) / tile_items; }
+  __host__ __device__ static constexpr size_t count(size_t n) { return (n + tile_items - 1) / tile_items; }
 
   /// Items of tile `tile` of an n-item array that exist.
   __device__ static int valid_items(size_t tile, size_t n) {
