@@ -336,9 +336,7 @@ __global__ void check_kernel(const K* in, const K* out, const uint32_t* values, 
                              unsigned long long* in_stats, unsigned long long* out_stats) {
   unsigned long long in_local[6] = {}, out_local[6] = {};
   const size_t stride = static_cast<size_t>(gridDim.x) * blockDim.x;
-  const size_t rounded = (n + stride - 1) / stride * stride;  // whole warps stay in the loop for the shuffles
-  for (size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x; i < rounded; i += stride) {
-    if (i >= n) continue;
+  for (size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x; i < n; i += stride) {
     const auto in_bits = static_cast<unsigned long long>(prims::RadixKey<K>::raw_bits(in[i]));
     const auto out_bits = static_cast<unsigned long long>(prims::RadixKey<K>::raw_bits(out[i]));
     in_local[0] += in_bits;
