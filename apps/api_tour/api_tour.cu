@@ -1,0 +1,78 @@
+// api_tour: the device API in one small program. A sum, a running total, and a sort of key-value pairs, each with
+// the two-phase temporary storage: ask for the bytes, allocate, run. Prints what it computed.
+#include <prims/prims.cuh>
+
+#include <algorithm>
+#include <cstdio>
+#include <vector>
+
+// Checks a cudaError_t and leaves with a message naming the call.
+#define CHECK(call)                                                                      \
+  do {                                                                                   \
+    const cudaError_t error_ = (call);                                                   \
+    if (error_ != cudaSuccess) {                                                         \
+      std::fprintf(stderr, "api_tour: %s: %s\n", #call, cudaGetErrorString(error_));     \
+      return 1;                                                                          \
+    }                                                                                    \
+  } while (0)
+
+int main() {
+  int devices = 0;
+  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
+    std::fprintf(stderr, "api_tour: no CUDA device\n");
+    return 77;  // "skipped" to ctest
+  }
+  const std::vector<int> keys = {5, -3, 8, 0, -3, 12, 7, 1};
+  const std::vector<float> values = {0.5f, 1.5f, 2.5f, 3.5f, 4.5f, 5.5f, 6.5f, 7.5f};
+  const size_t n = keys.size();
+
+  int *d_keys, *d_sum, *d_running, *d_sorted_keys;
+  float *d_values, *d_sorted_values;
+  CHECK(cudaMalloc(&d_keys, n * sizeof(int)));
+  CHECK(cudaMalloc(&d_sum, sizeof(int)));
+  CHECK(cudaMalloc(&d_running, n * sizeof(int)));
+  CHECK(cudaMalloc(&d_sorted_keys, n * sizeof(int)));
+  CHECK(cudaMalloc(&d_values, n * sizeof(float)));
+  CHECK(cudaMalloc(&d_sorted_values, n * sizeof(float)));
+  CHECK(cudaMemcpy(d_keys, keys.data(), n * sizeof(int), cudaMemcpyHostToDevice));
+  CHECK(cudaMemcpy(d_values, values.data(), n * sizeof(float), cudaMemcpyHostToDevice));
+
+  // One scratch allocation, as large as the largest of the three needs.
+  size_t sum_bytes = 0, scan_bytes = 0, sort_bytes = 0;
+  CHECK(prims::device::sum(nullptr, sum_bytes, d_keys, d_sum, n));
+  CHECK(prims::device::exclusive_sum(nullptr, scan_bytes, d_keys, d_running, n));
+  CHECK(prims::device::radix_sort_pairs(nullptr, sort_bytes, d_keys, d_sorted_keys, d_values, d_sorted_values, n));
+  size_t temp_bytes = std::max({sum_bytes, scan_bytes, sort_bytes});
+  void* temp = nullptr;
+  CHECK(cudaMalloc(&temp, temp_bytes));
+
+  cudaStream_t stream;
+  CHECK(cudaStreamCreate(&stream));
+  CHECK(prims::device::sum(temp, temp_bytes, d_keys, d_sum, n, stream));
+  CHECK(prims::device::exclusive_sum(temp, temp_bytes, d_keys, d_running, n, stream));
+  CHECK(prims::device::radix_sort_pairs(temp, temp_bytes, d_keys, d_sorted_keys, d_values, d_sorted_values, n,
+                                        prims::device::Order::Descending, 0, 32, stream));
+  CHECK(cudaStreamSynchronize(stream));
+
+  int sum = 0;
+  std::vector<int> running(n), sorted_keys(n);
+  std::vector<float> sorted_values(n);
+  CHECK(cudaMemcpy(&sum, d_sum, sizeof(int), cudaMemcpyDeviceToHost));
+  CHECK(cudaMemcpy(running.data(), d_running, n * sizeof(int), cudaMemcpyDeviceToHost));
+  CHECK(cudaMemcpy(sorted_keys.data(), d_sorted_keys, n * sizeof(int), cudaMemcpyDeviceToHost));
+  CHECK(cudaMemcpy(sorted_values.data(), d_sorted_values, n * sizeof(float), cudaMemcpyDeviceToHost));
+
+  std::printf("sum: %d\nexclusive sum:", sum);
+  for (int r : running) std::printf(" %d", r);
+  std::printf("\nsorted, largest first (stable: the two -3 keep their order):");
+  for (size_t i = 0; i < n; ++i) std::printf(" %d:%.1f", sorted_keys[i], sorted_values[i]);
+  std::printf("\n");
+
+  CHECK(cudaStreamDestroy(stream));
+  for (void* p : {static_cast<void*>(d_keys), static_cast<void*>(d_sum), static_cast<void*>(d_running),
+                  static_cast<void*>(d_sorted_keys), static_cast<void*>(d_values),
+                  static_cast<void*>(d_sorted_values), temp}) {
+    CHECK(cudaFree(p));
+  }
+  return 0;
+}
