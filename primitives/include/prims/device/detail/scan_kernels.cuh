@@ -39,21 +39,26 @@
 
 namespace prims::device::detail {
 
-/// Tuning for the single-pass kernel on Hopper (H100: 132 SMs, 3 TB/s): 256 threads with 64 bytes each (16 ints,
-/// 4 vector loads) make 16 KB tiles: few enough tiles that the look-back stays short, small enough for several
-/// resident blocks per SM to keep loads in flight.
+/// Tuning for the single-pass kernel on Hopper (H100: 132 SMs, 3 TB/s), measured with bench/tune_scan: 256
+/// threads with 128 bytes each (32 ints, 8 vector loads) make 32 KB tiles. Fewer, larger tiles shorten the chain
+/// of look-backs that every tile's prefix travels along, and each block keeps more bytes in flight; 16 KB tiles
+/// were 10-15% slower, 512-thread blocks and smaller tiles slower still.
 struct SinglePassScanPolicySm90 {
   static constexpr int block_threads = 256;
-  static constexpr int bytes_per_thread = 64;
+  static constexpr int bytes_per_thread = 128;
   /// Pause between two polls of predecessors that have not published yet, so spinning warps leave the SM's issue
   /// slots and the L2 to the blocks that are still loading.
   static constexpr unsigned look_back_wait_ns = 64;
+  /// Tiles each lane of the look-back warp reads per poll: one poll covers 32 * this many predecessors. More than
+  /// one measured slower (the polls wait longer for the nearest predecessors).
+  static constexpr int look_back_tiles_per_lane = 1;
 };
 
-/// Tuning for the three reduce-then-scan kernels on Hopper: the same tiles, and a grid of 4 blocks per SM, each
-/// walking a contiguous span of tiles.
+/// Tuning for the three reduce-then-scan kernels on Hopper, measured with bench/tune_scan: 512 threads with 64
+/// bytes each (32 KB tiles) and a grid of 4 blocks per SM, each walking a contiguous span of tiles; 3-5% ahead of
+/// 256-thread blocks at 4 to 8 per SM.
 struct ReduceThenScanPolicySm90 {
-  static constexpr int block_threads = 256;
+  static constexpr int block_threads = 512;
   static constexpr int bytes_per_thread = 64;
   static constexpr int blocks_per_sm = 4;
 };
@@ -80,8 +85,8 @@ struct ScanTile {
   using Vec = prims::detail::Vector<T>;
 
   struct Storage {
-    // Each warp transposes its own slice; one pad item per 32 keeps both directions free of bank conflicts.
-    T exchange[block_threads / warp::kWarpThreads][warp_items + warp_items / warp::kWarpThreads];
+    // Each warp transposes its own slice, whole vectors at a time, in the swizzled order of slot().
+    Vec exchange[block_threads / warp::kWarpThreads][warp_items / vector_items];
     typename BlockScan::TempStorage scan;
   };
 
@@ -99,7 +104,7 @@ struct ScanTile {
     const int lane = threadIdx.x % warp::kWarpThreads;
     const int warp_id = threadIdx.x / warp::kWarpThreads;
     const int warp_begin = warp_id * warp_items;
-    T* exchange = storage.exchange[warp_id];
+    Vec* exchange = storage.exchange[warp_id];
     __syncwarp();  // lanes may still be reading the exchange for the previous tile's store
     if (vectorized(tile_in, valid)) {
       const Vec* vectors = reinterpret_cast<const Vec*>(tile_in + warp_begin);
@@ -110,22 +115,24 @@ struct ScanTile {
       }
 #pragma unroll
       for (int v = 0; v < vectors_per_thread; ++v) {
-#pragma unroll
-        for (int k = 0; k < vector_items; ++k) {
-          exchange[padded((v * warp::kWarpThreads + lane) * vector_items + k)] = loaded[v].items[k];
-        }
+        exchange[slot(v * warp::kWarpThreads + lane)] = loaded[v];
       }
     } else {
 #pragma unroll
       for (int i = 0; i < items_per_thread; ++i) {
         const int j = i * warp::kWarpThreads + lane;
-        exchange[padded(j)] = warp_begin + j < valid ? tile_in[warp_begin + j] : tile_in[0];
+        exchange[slot(j / vector_items)].items[j % vector_items] =
+            warp_begin + j < valid ? tile_in[warp_begin + j] : tile_in[0];
       }
     }
     __syncwarp();
 #pragma unroll
-    for (int i = 0; i < items_per_thread; ++i) {
-      items[i] = exchange[padded(lane * items_per_thread + i)];
+    for (int v = 0; v < vectors_per_thread; ++v) {
+      const Vec vector = exchange[slot(lane * vectors_per_thread + v)];
+#pragma unroll
+      for (int k = 0; k < vector_items; ++k) {
+        items[v * vector_items + k] = vector.items[k];
+      }
     }
   }
 
@@ -134,37 +141,50 @@ struct ScanTile {
     const int lane = threadIdx.x % warp::kWarpThreads;
     const int warp_id = threadIdx.x / warp::kWarpThreads;
     const int warp_begin = warp_id * warp_items;
-    T* exchange = storage.exchange[warp_id];
+    Vec* exchange = storage.exchange[warp_id];
     __syncwarp();  // lanes may still be reading the exchange for this tile's load
 #pragma unroll
-    for (int i = 0; i < items_per_thread; ++i) {
-      exchange[padded(lane * items_per_thread + i)] = items[i];
+    for (int v = 0; v < vectors_per_thread; ++v) {
+      Vec vector;
+#pragma unroll
+      for (int k = 0; k < vector_items; ++k) {
+        vector.items[k] = items[v * vector_items + k];
+      }
+      exchange[slot(lane * vectors_per_thread + v)] = vector;
     }
     __syncwarp();
     if (vectorized(tile_out, valid)) {
       Vec* vectors = reinterpret_cast<Vec*>(tile_out + warp_begin);
 #pragma unroll
       for (int v = 0; v < vectors_per_thread; ++v) {
-        Vec out;
-#pragma unroll
-        for (int k = 0; k < vector_items; ++k) {
-          out.items[k] = exchange[padded((v * warp::kWarpThreads + lane) * vector_items + k)];
-        }
-        vectors[v * warp::kWarpThreads + lane] = out;
+        vectors[v * warp::kWarpThreads + lane] = exchange[slot(v * warp::kWarpThreads + lane)];
       }
     } else {
 #pragma unroll
       for (int i = 0; i < items_per_thread; ++i) {
         const int j = i * warp::kWarpThreads + lane;
         if (warp_begin + j < valid) {
-          tile_out[warp_begin + j] = exchange[padded(j)];
+          tile_out[warp_begin + j] = exchange[slot(j / vector_items)].items[j % vector_items];
         }
       }
     }
   }
 
  private:
-  __device__ static constexpr int padded(int j) { return j + j / warp::kWarpThreads; }
+  // Where vector p of a warp's slice lives. When vectors_per_thread is a power of two from 2 on, the low 3 bits of
+  // p are XORed with (p / vectors_per_thread) % 8, the thread that owns p in the blocked arrangement: a
+  // permutation of each aligned group of 8 vectors. 16-byte accesses are served 8 lanes (128 bytes) at a time, and
+  // with the swizzle those 8 lanes hit 8 different 16-byte bank groups both in the warp-striped order
+  // (v * 32 + lane) and in the blocked order (lane * vectors_per_thread + v): no bank conflicts either way, one
+  // 128-bit shared access per vector. One vector per thread needs no swizzle (both orders are the same); other
+  // counts keep p, correct but with some conflicts.
+  __device__ static constexpr int slot(int p) {
+    if constexpr (vectors_per_thread >= 2 && (vectors_per_thread & (vectors_per_thread - 1)) == 0) {
+      return p ^ ((p / vectors_per_thread) % 8);
+    } else {
+      return p;
+    }
+  }
 
   // Tile starts are whole multiples of 16 bytes from the array start, so the array's alignment decides.
   __device__ static bool vectorized(const T* tile, int valid) {
@@ -199,15 +219,25 @@ struct TileState {
   T value;
 };
 
-/// One status per tile. Types of up to 4 bytes share one 64-bit word with their flag, published and read with
-/// single atomic accesses. Larger types keep the flag apart from two value slots (aggregate, inclusive: one slot
-/// would let a reader that saw "aggregate" read the inclusive prefix written over it); the value is written
-/// before the flag is stored with release semantics, and read after the flag is loaded with acquire semantics.
-template <class T, bool PACKED = (sizeof(T) <= sizeof(unsigned))>
+/// How a tile's status is kept: one 8-byte word (types of up to 4 bytes), one 16-byte word (up to 8 bytes), or a
+/// flag apart from the value (larger types).
+enum class TileStatusWord { Packed8, Packed16, Separate };
+
+template <class T>
+inline constexpr TileStatusWord kTileStatusWord = sizeof(T) <= 4   ? TileStatusWord::Packed8
+                                                  : sizeof(T) <= 8 ? TileStatusWord::Packed16
+                                                                   : TileStatusWord::Separate;
+
+/// One status per tile. Types of up to 8 bytes share one word with their flag, published and read with single
+/// accesses, so a reader sees flag and value together and no fence is needed. Larger types keep the flag apart
+/// from two value slots (aggregate, inclusive: one slot would let a reader that saw "aggregate" read the
+/// inclusive prefix written over it); the value is written before the flag is stored with release semantics, and
+/// read after the flag is loaded with acquire semantics.
+template <class T, TileStatusWord WORD = kTileStatusWord<T>>
 class TileStatus;
 
 template <class T>
-class TileStatus<T, true> {
+class TileStatus<T, TileStatusWord::Packed8> {
   using Word = unsigned long long;
 
  public:
@@ -239,8 +269,41 @@ class TileStatus<T, true> {
   Word* words_;
 };
 
+/// Flag and an up-to-8-byte value in one 16-byte aligned word, written with one 128-bit store (st.global.cg.v2)
+/// and read with one 128-bit load (ld.global.cv.v2, which always fetches from L2). The memory model makes no
+/// promise for vector accesses as a whole, but on sm_70 and later an aligned 16-byte access is performed as one
+/// transaction, so in practice it is single-copy atomic: a reader never sees a new flag with an old value. This
+/// is what the scan relies on (as CUB's tile status does); it saves the fences of the release/acquire scheme.
 template <class T>
-class TileStatus<T, false> {
+class TileStatus<T, TileStatusWord::Packed16> {
+  using Word = ulonglong2;  // x: the value's bits, y: the flag
+
+ public:
+  static size_t bytes(size_t num_tiles) { return num_tiles * sizeof(Word); }
+  explicit TileStatus(void* storage, size_t) : words_(static_cast<Word*>(storage)) {}
+
+  __device__ void reset(size_t tile) const { __stcg(words_ + tile, Word{0, kTileInvalid}); }
+
+  __device__ void publish(size_t tile, TileFlag flag, const T& value) const {
+    unsigned long long bits = 0;
+    memcpy(&bits, &value, sizeof(T));
+    __stcg(words_ + tile, Word{bits, flag});
+  }
+
+  __device__ TileState<T> read(size_t tile) const {
+    const Word word = __ldcv(words_ + tile);
+    TileState<T> state;
+    state.flag = static_cast<unsigned>(word.y);
+    memcpy(&state.value, &word.x, sizeof(T));
+    return state;
+  }
+
+ private:
+  Word* words_;
+};
+
+template <class T>
+class TileStatus<T, TileStatusWord::Separate> {
   static prims::detail::TempLayout<3> layout(size_t num_tiles) {
     return prims::detail::TempLayout<3>({num_tiles * sizeof(unsigned), num_tiles * sizeof(T), num_tiles * sizeof(T)});
   }
@@ -319,25 +382,42 @@ struct LookBackPrefix {
   }
 
  private:
-  // Lane i watches tile (window - i), window = tile - 1, tile - 33, ...: the window's values are combined up to
-  // the nearest inclusive prefix, and windows further back go on the left until one holds an inclusive prefix.
+  // Lane i watches the tiles_per_lane tiles (window - i * tiles_per_lane - k), k = 0, 1, ..., with window = tile - 1,
+  // then one window of 32 * tiles_per_lane tiles further back, and so on. Each lane first combines its own tiles
+  // up to the nearest inclusive prefix among them; the window's lane values are then combined up to the nearest
+  // lane with an inclusive prefix, and windows further back go on the left until one holds an inclusive prefix.
   // Tile 0 always publishes an inclusive prefix, so the walk ends there at the latest.
   __device__ T look_back(const T& placeholder) const {
+    constexpr int tiles_per_lane = Policy::look_back_tiles_per_lane;
+    constexpr long long window_tiles = static_cast<long long>(warp::kWarpThreads) * tiles_per_lane;
     const int lane = threadIdx.x % warp::kWarpThreads;
     T prefix = placeholder;
-    for (long long window = static_cast<long long>(tile) - 1;; window -= warp::kWarpThreads) {
-      const long long predecessor = window - lane;
+    for (long long window = static_cast<long long>(tile) - 1;; window -= window_tiles) {
+      const long long nearest = window - static_cast<long long>(lane) * tiles_per_lane;
       TileState<T> state;
       unsigned inclusive_lanes;
       for (;;) {
-        // Lanes before tile 0 pose as inclusive; tile 0, nearer, always ends the walk first.
-        state = predecessor >= 0 ? status.read(static_cast<size_t>(predecessor))
-                                 : TileState<T>{kTileInclusive, placeholder};
-        const unsigned waiting = __ballot_sync(prims::detail::kFullWarpMask, state.flag == kTileInvalid);
+        TileState<T> states[tiles_per_lane];
+#pragma unroll
+        for (int k = 0; k < tiles_per_lane; ++k) {
+          // Tiles before tile 0 pose as inclusive; tile 0, nearer, always ends the walk first.
+          states[k] = nearest - k >= 0 ? status.read(static_cast<size_t>(nearest - k))
+                                       : TileState<T>{kTileInclusive, placeholder};
+        }
+        state = states[0];
+        bool waiting = state.flag == kTileInvalid;
+#pragma unroll
+        for (int k = 1; k < tiles_per_lane; ++k) {
+          if (state.flag != kTileInclusive) {
+            waiting = waiting || states[k].flag == kTileInvalid;
+            state = TileState<T>{states[k].flag, op(states[k].value, state.value)};
+          }
+        }
+        const unsigned waiting_lanes = __ballot_sync(prims::detail::kFullWarpMask, waiting);
         inclusive_lanes = __ballot_sync(prims::detail::kFullWarpMask, state.flag == kTileInclusive);
         // Lanes up to the nearest inclusive one (all lanes when there is none): the lowest set bit and below.
         const unsigned needed = inclusive_lanes ^ (inclusive_lanes - 1);
-        if ((waiting & needed) == 0) {
+        if ((waiting_lanes & needed) == 0) {
           break;
         }
         __nanosleep(Policy::look_back_wait_ns);

@@ -1,0 +1,129 @@
+// tune_scan: the tuning sweep behind the scan policies in device/detail/scan_kernels.cuh. Times exclusive sums
+// of i32 and i64 with several single-pass and reduce-then-scan policies against cub::DeviceScan::ExclusiveSum,
+// same data, same run; the ratio columns are each policy's time over CUB's (below 1: faster than CUB).
+#include <cub/device/device_scan.cuh>
+
+#include <string>
+
+#include "harness.cuh"
+#include "prims/device/scan.cuh"
+
+namespace {
+
+using prims::bench::Contender;
+namespace detail = prims::device::detail;
+
+template <int THREADS, int BYTES, unsigned WAIT_NS, int TILES_PER_LANE>
+struct SinglePass {
+  static constexpr int block_threads = THREADS;
+  static constexpr int bytes_per_thread = BYTES;
+  static constexpr unsigned look_back_wait_ns = WAIT_NS;
+  static constexpr int look_back_tiles_per_lane = TILES_PER_LANE;
+  static std::string name() {
+    return "sp" + std::to_string(THREADS) + "x" + std::to_string(BYTES) + "w" + std::to_string(WAIT_NS) + "k" +
+           std::to_string(TILES_PER_LANE);
+  }
+  template <class T>
+  static cudaError_t run(void* temp, size_t& bytes, const T* in, T* out, size_t n, cudaStream_t s) {
+    return detail::dispatch_single_pass<SinglePass, true>(temp, bytes, in, out, n, prims::Sum{}, detail::Maybe<T>{T(0), true}, s);
+  }
+};
+
+template <int THREADS, int BYTES, int BLOCKS_PER_SM>
+struct ReduceThenScan {
+  static constexpr int block_threads = THREADS;
+  static constexpr int bytes_per_thread = BYTES;
+  static constexpr int blocks_per_sm = BLOCKS_PER_SM;
+  static std::string name() {
+    return "rts" + std::to_string(THREADS) + "x" + std::to_string(BYTES) + "b" + std::to_string(BLOCKS_PER_SM);
+  }
+  template <class T>
+  static cudaError_t run(void* temp, size_t& bytes, const T* in, T* out, size_t n, cudaStream_t s) {
+    return detail::dispatch_reduce_then_scan<ReduceThenScan, true>(temp, bytes, in, out, n, prims::Sum{},
+                                                                  detail::Maybe<T>{T(0), true}, s);
+  }
+};
+
+template <class T>
+__global__ void count_disagreements_kernel(const T* got, const T* reference, size_t n, unsigned long long* count) {
+  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x) {
+    if (got[i] != reference[i]) atomicAdd(count, 1ull);
+  }
+}
+
+template <class T>
+struct Buffers {
+  prims::DeviceBuffer<T> in, out, cub_out;
+  std::vector<prims::DeviceBuffer<unsigned char>> temps;
+};
+
+template <class Policy, class T>
+Contender contender(Buffers<T>& buffers, size_t n) {
+  size_t bytes = 0;
+  prims::check(Policy::run(nullptr, bytes, buffers.in.data(), buffers.out.data(), n, 0), "size");
+  buffers.temps.emplace_back(bytes);
+  unsigned char* temp = buffers.temps.back().data();
+  auto run = [=, &buffers](cudaStream_t s) {
+    size_t b = bytes;
+    prims::check(Policy::run(temp, b, buffers.in.data(), buffers.out.data(), n, s), Policy::name().c_str());
+  };
+  // Runs once more on its own and compares with CUB's output (the timed runs all share one output buffer).
+  auto check = [=, &buffers] {
+    prims::check(cudaMemset(buffers.out.data(), 0xff, n * sizeof(T)), "poison");
+    run(0);
+    prims::DeviceBuffer<unsigned long long> count(1);
+    count.fill_bytes(0);
+    count_disagreements_kernel<<<1024, 256>>>(buffers.out.data(), buffers.cub_out.data(), n, count.data());
+    prims::check(cudaGetLastError(), "count_disagreements_kernel");
+    return count.download()[0] == 0;
+  };
+  return {Policy::name(), run, check};
+}
+
+template <class T, class... Policies>
+void sweep(prims::bench::Harness& harness, const char* type, const char* family, Buffers<T>& buffers, size_t n) {
+  size_t cub_bytes = 0;
+  const int cub_n = static_cast<int>(n);
+  prims::check(cub::DeviceScan::ExclusiveSum(nullptr, cub_bytes, buffers.in.data(), buffers.cub_out.data(), cub_n), "cub");
+  buffers.temps.clear();
+  buffers.temps.reserve(sizeof...(Policies) + 1);
+  buffers.temps.emplace_back(cub_bytes);
+  unsigned char* cub_temp = buffers.temps.back().data();
+  std::vector<Contender> contenders = {{"CUB", [&, cub_temp](cudaStream_t s) {
+                                          size_t b = cub_bytes;
+                                          prims::check(cub::DeviceScan::ExclusiveSum(cub_temp, b, buffers.in.data(),
+                                                                                     buffers.cub_out.data(), cub_n, s),
+                                                       "cub");
+                                        }}};
+  (contenders.push_back(contender<Policies>(buffers, n)), ...);
+  harness.run_case({"tune_excl", type, family}, n, 2.0 * sizeof(T), contenders);
+}
+
+template <class T>
+void tune_type(prims::bench::Harness& harness, const char* type) {
+  const size_t max_n = size_t{1} << harness.max_log2();
+  Buffers<T> buffers{prims::DeviceBuffer<T>(max_n), prims::DeviceBuffer<T>(max_n), prims::DeviceBuffer<T>(max_n), {}};
+  prims::bench::generate(buffers.in.data(), max_n, 11, [] __device__(uint64_t bits, size_t) { return T(bits & 0xff); });
+  for (int log2n = harness.min_log2(); log2n <= harness.max_log2(); log2n += 2) {
+    const size_t n = size_t{1} << log2n;
+    sweep<T, SinglePass<256, 64, 64, 1>, SinglePass<256, 128, 64, 1>, SinglePass<512, 64, 64, 1>,
+          SinglePass<128, 128, 64, 1>, SinglePass<256, 128, 32, 1>, SinglePass<256, 128, 128, 1>,
+          SinglePass<256, 128, 64, 2>>(harness, type, "SinglePass", buffers, n);
+    sweep<T, ReduceThenScan<256, 64, 6>, ReduceThenScan<256, 64, 8>, ReduceThenScan<512, 64, 4>,
+          ReduceThenScan<256, 128, 4>, ReduceThenScan<128, 128, 8>>(harness, type, "ReduceThenScan", buffers, n);
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    prims::bench::Harness harness(argc, argv, "tune_scan", 20, 30);
+    tune_type<int32_t>(harness, "i32");
+    tune_type<int64_t>(harness, "i64");
+    return harness.finish();
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "tune_scan: error: {}\n", e.what());
+    return 1;
+  }
+}
