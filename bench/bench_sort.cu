@@ -12,7 +12,9 @@
 #include <thrust/execution_policy.h>
 #include <thrust/sort.h>
 
+#include <algorithm>
 #include <cstdint>
+#include <iterator>
 #include <string>
 #include <type_traits>
 
@@ -78,6 +80,7 @@ struct Buffers {
 
 template <class K>
 void bench_case(prims::bench::Harness& harness, Buffers<K>& b, size_t n, bool pairs, const char* variant) {
+  if (!harness.selected({"sort", type_name<K>(pairs), variant})) return;
   const cudaStream_t stream = harness.stream();
   auto prims_sort = [&](auto algorithm, void* temp, size_t& bytes, K* keys_out, uint32_t* values_out,
                         cudaStream_t s) {
@@ -156,6 +159,10 @@ void bench_case(prims::bench::Harness& harness, Buffers<K>& b, size_t n, bool pa
 
 template <class K>
 void bench_type(prims::bench::Harness& harness, bool pairs) {
+  const bool any_selected =
+      std::any_of(std::begin(kDistributions), std::end(kDistributions),
+                  [&](const Distribution& d) { return harness.selected({"sort", type_name<K>(pairs), d.name}); });
+  if (!any_selected) return;
   const size_t max_n = size_t{1} << harness.max_log2();
   Buffers<K> buffers(max_n, pairs);
   if (pairs) {

@@ -96,7 +96,7 @@ __global__ void flush_l2_kernel(const Word* buffer, size_t count, unsigned* sink
 
 class Harness {
  public:
-  /// Parses the common options: --json FILE, --min-log2, --max-log2, --repeats.
+  /// Parses the common options: --json FILE, --min-log2, --max-log2, --repeats, --filter TEXT.
   Harness(int argc, char** argv, std::string bench_name, int default_min_log2 = 16, int default_max_log2 = 30)
       : bench_name_(std::move(bench_name)), min_log2_(default_min_log2), max_log2_(default_max_log2) {
     CLI::App app{bench_name_ + ": prims against Thrust and CUB"};
@@ -104,6 +104,7 @@ class Harness {
     app.add_option("--min-log2", min_log2_, "smallest size, as a power of two");
     app.add_option("--max-log2", max_log2_, "largest size, as a power of two");
     app.add_option("--repeats", repeats_, "timed runs per contender (the median is reported)");
+    app.add_option("--filter", filter_, "run only the cases whose \"bench type variant\" name contains this text");
     try {
       app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
@@ -132,9 +133,15 @@ class Harness {
   int max_log2() const { return max_log2_; }
   cudaStream_t stream() const { return stream_; }
 
+  /// Whether --filter selects this case (every case when no filter was given).
+  bool selected(const CaseName& name) const {
+    return (name.bench + " " + name.type + " " + name.variant).find(filter_) != std::string::npos;
+  }
+
   /// Times every contender `repeats` times, interleaved, each run after `prepare` and an L2 flush.
   void run_case(const CaseName& name, size_t n, double bytes_per_item, const std::vector<Contender>& contenders,
                 const std::function<void()>& prepare = [] {}) {
+    if (!selected(name)) return;
     std::vector<std::vector<float>> times(contenders.size());
     for (int round = -1; round < repeats_; ++round) {  // round -1 is the warm-up
       for (size_t c = 0; c < contenders.size(); ++c) {
@@ -241,6 +248,7 @@ class Harness {
   int min_log2_;
   int max_log2_;
   int repeats_ = 30;
+  std::string filter_;
   std::string device_name_;
   std::optional<DeviceBuffer<unsigned char>> l2_flush_;
   DeviceBuffer<unsigned> sink_{1};

@@ -147,25 +147,24 @@ cudaError_t tile_counts_sort(void* temp, size_t& temp_bytes, PassBuffers<K, V> i
   for (int pass = 0; pass < num_passes; ++pass) {
     const auto digit_of = pass_digit<K>(order, begin_bit, end_bit, Policy::radix_bits, pass);
     const PassBuffers<K, V> pass_buffers = buffers.pass(pass);
-    tile_counts_kernel<Policy><<<static_cast<unsigned>(num_tiles), Policy::block_threads, 0, stream>>>(
-        pass_buffers.keys_in, n, digit_of, counts, num_tiles);
-    PRIMS_TRY(cudaGetLastError());
+    PRIMS_TRY(prims::detail::launch(tile_counts_kernel<Policy, K>, static_cast<unsigned>(num_tiles),
+                                    Policy::block_threads, 0, stream, pass_buffers.keys_in, n, digit_of, counts,
+                                    num_tiles));
     PRIMS_TRY(exclusive_sum(parts[3], scan_bytes, counts, counts, num_counts, stream));
-    tile_counts_scatter_kernel<Policy><<<static_cast<unsigned>(num_tiles), Policy::block_threads, 0, stream>>>(
-        pass_buffers, n, digit_of, counts, num_tiles);
-    PRIMS_TRY(cudaGetLastError());
+    PRIMS_TRY(prims::detail::launch(tile_counts_scatter_kernel<Policy, K, V>, static_cast<unsigned>(num_tiles),
+                                    Policy::block_threads, 0, stream, pass_buffers, n, digit_of,
+                                    static_cast<const size_t*>(counts), num_tiles));
   }
   return buffers.finish(n, stream);
 }
 
-template <class K, class V>
+template <class K, class V, class Policy = OnesweepPolicy<K, V>>
 cudaError_t onesweep_sort(void* temp, size_t& temp_bytes, PassBuffers<K, V> io, size_t n, Order order,
                           int begin_bit, int end_bit, cudaStream_t stream) {
-  using Policy = OnesweepPolicy<K, V>;
-  using Tile = SortTile<Policy, K, V, unsigned>;
-  constexpr int kDigits = Tile::kDigits;
+  using Shape = OnesweepTile<Policy, K, V>;
+  constexpr int kDigits = Shape::kDigits;
   const int num_passes = radix_passes(begin_bit, end_bit, Policy::radix_bits);
-  const size_t num_tiles = (n + Tile::kTileItems - 1) / Tile::kTileItems;
+  const size_t num_tiles = (n + Shape::kTileItems - 1) / Shape::kTileItems;
   const size_t lookback_words = num_tiles * kDigits;
   // histograms[pass][digit] and the tile counters sit together so that one memset clears them.
   const size_t histogram_words = static_cast<size_t>(num_passes) * kDigits;
@@ -174,7 +173,7 @@ cudaError_t onesweep_sort(void* temp, size_t& temp_bytes, PassBuffers<K, V> io, 
   PRIMS_TRY(prims::detail::carve_temp(temp, temp_bytes,
                                       {alternate_bytes<K>(n), alternate_bytes<V>(n),
                                        (histogram_words + num_passes) * sizeof(unsigned),
-                                       histogram_words * sizeof(unsigned), 2 * lookback_bytes},
+                                       (histogram_words + num_passes) * sizeof(unsigned), 2 * lookback_bytes},
                                       parts));
   if (temp == nullptr || n == 0) {
     return cudaSuccess;
@@ -186,6 +185,7 @@ cudaError_t onesweep_sort(void* temp, size_t& temp_bytes, PassBuffers<K, V> io, 
   unsigned* histograms = static_cast<unsigned*>(parts[2]);
   unsigned* tile_counters = histograms + histogram_words;
   unsigned* digit_starts = static_cast<unsigned*>(parts[3]);
+  unsigned* trivial = digit_starts + histogram_words;
   unsigned* lookback[2] = {static_cast<unsigned*>(parts[4]), static_cast<unsigned*>(parts[4]) + lookback_words};
 
   PRIMS_TRY(cudaMemsetAsync(histograms, 0, (histogram_words + num_passes) * sizeof(unsigned), stream));
@@ -195,24 +195,24 @@ cudaError_t onesweep_sort(void* temp, size_t& temp_bytes, PassBuffers<K, V> io, 
       static_cast<size_t>(Policy::histogram_block_threads) * Policy::histogram_items_per_thread;
   const size_t histogram_grid = std::min(static_cast<size_t>(multiprocessors) * Policy::histogram_blocks_per_sm,
                                          (n + kHistogramTile - 1) / kHistogramTile);
-  onesweep_histogram_kernel<Policy><<<static_cast<unsigned>(histogram_grid), Policy::histogram_block_threads, 0,
-                                      stream>>>(io.keys_in, n, order, begin_bit, end_bit, histograms, lookback[0],
-                                                lookback_words);
-  PRIMS_TRY(cudaGetLastError());
-  onesweep_digit_starts_kernel<Policy><<<num_passes, kDigits, 0, stream>>>(histograms, digit_starts);
-  PRIMS_TRY(cudaGetLastError());
+  PRIMS_TRY(prims::detail::launch(onesweep_histogram_kernel<Policy, K>, static_cast<unsigned>(histogram_grid),
+                                  Policy::histogram_block_threads, 0, stream, io.keys_in, n, order, begin_bit,
+                                  end_bit, histograms, lookback[0], lookback_words));
+  PRIMS_TRY(prims::detail::launch(onesweep_digit_starts_kernel<Policy>, num_passes, kDigits, 0, stream,
+                                  static_cast<const unsigned*>(histograms), digit_starts, trivial,
+                                  static_cast<unsigned>(n)));
 
   for (int pass = 0; pass < num_passes; ++pass) {
     const OnesweepPass<K, V> args{buffers.pass(pass),
                                   static_cast<unsigned>(n),
                                   pass_digit<K>(order, begin_bit, end_bit, Policy::radix_bits, pass),
-                                  histograms + pass * kDigits,
                                   digit_starts + pass * kDigits,
+                                  trivial + pass,
                                   tile_counters + pass,
                                   lookback[pass % 2],
                                   pass + 1 < num_passes ? lookback[(pass + 1) % 2] : nullptr};
-    onesweep_pass_kernel<Policy><<<static_cast<unsigned>(num_tiles), Policy::block_threads, 0, stream>>>(args);
-    PRIMS_TRY(cudaGetLastError());
+    PRIMS_TRY(prims::detail::launch(onesweep_pass_kernel<Policy, K, V>, static_cast<unsigned>(num_tiles),
+                                    Policy::block_threads, 0, stream, args));
   }
   return buffers.finish(n, stream);
 }

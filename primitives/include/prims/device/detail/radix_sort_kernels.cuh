@@ -38,19 +38,23 @@ struct TileCountsPolicySm90 {
   static constexpr int items_per_thread = kSortItemBytes<K, V> <= 4 ? 16 : kSortItemBytes<K, V> <= 8 ? 8 : 4;
 };
 
-/// Tuning of Onesweep on Hopper. Pass kernel: 512 threads, a tile of about 30-40 KB of the widest item (15 keys
-/// a thread for 4-byte items), so that a block of look-back work amortizes its 256 digit words over many keys.
-/// Histogram kernel: a persistent grid reading 64 bytes of keys a thread per tile (16 4-byte keys), with `histogram_copies` copies of the
-/// shared counters (lane l adds to copy l % copies) so that skewed digits collide less.
+/// Tuning of Onesweep on Hopper. Pass kernel: 384 threads capped at 80 registers, so two blocks share an SM and
+/// one block's look-back wait is covered by the other's work; 20 keys a thread for 4-byte items (a 30 KB tile)
+/// and 15 for 8-byte ones (45 KB), measured best at 2^24..2^28 among 256 and 384 threads of 12 to 20 keys. A
+/// look-back step reads 4 earlier tiles' words at once. Histogram kernel: a persistent grid reading 64 bytes of
+/// keys a thread per tile (16 4-byte keys), with `histogram_copies` copies of the shared counters (lane l adds
+/// to copy l % copies) so that skewed digits collide less.
 template <class K, class V>
 struct OnesweepPolicySm90 {
   static constexpr int radix_bits = 8;
-  static constexpr int block_threads = 512;
-  static constexpr int items_per_thread = kSortItemBytes<K, V> <= 4 ? 15 : kSortItemBytes<K, V> <= 8 ? 9 : 5;
+  static constexpr int block_threads = 384;
+  static constexpr int items_per_thread = kSortItemBytes<K, V> <= 4 ? 20 : kSortItemBytes<K, V> <= 8 ? 15 : 5;
+  static constexpr int min_blocks_per_sm = 2;
+  static constexpr int lookback_words_per_step = 4;
   static constexpr int histogram_block_threads = 256;
   static constexpr int histogram_items_per_thread = sizeof(K) <= 4 ? 16 : 8;
-  static constexpr int histogram_blocks_per_sm = 4;
-  static constexpr int histogram_copies = 4;
+  static constexpr int histogram_blocks_per_sm = 8;
+  static constexpr int histogram_copies = 2;
 };
 
 /// The policies for the architecture the library is built for; one entry today.

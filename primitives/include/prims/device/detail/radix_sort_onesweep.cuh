@@ -2,15 +2,18 @@
 // Kernels of the single-pass-per-digit radix sort (RadixSortAlgorithm::Onesweep, after Adinets and Merrill,
 // "Onesweep: A Faster Least Significant Digit Radix Sort for GPUs", 2022).
 //   1. onesweep_histogram_kernel      one read of the keys counts the digits of every pass at once;
-//   2. onesweep_digit_starts_kernel   one block a pass turns its histogram into each digit's first position;
-//   3. onesweep_pass_kernel           one launch a pass: each block takes the next tile id from a counter, ranks
-//      the tile (block::RadixRank), publishes its digit counts and looks back across earlier tiles for their sum
-//      (decoupled look-back), then scatters (SortTile).
+//   2. onesweep_digit_starts_kernel   one block a pass turns its histogram into each digit's first position and
+//                                     notes whether the pass is trivial (every key has the same digit);
+//   3. onesweep_pass_kernel           one launch a pass: each block takes the next tile id from a counter, counts
+//      its tile's digits warp by warp, publishes those counts at once (so later tiles stop waiting on it), ranks
+//      its keys, then looks back across earlier tiles for each digit's output position while it puts its keys
+//      into shared memory in rank order, and finally writes each digit's run with coalesced stores.
 // Look-back words pack a 2-bit state and a 30-bit count, so one pass covers fewer than 2^30 keys
-// (kOnesweepMaxItems); larger inputs go to TileCounts. A pass whose keys all share one digit cannot reorder
-// anything: its blocks see that in the histogram and copy their tile straight through, with no ranking and no
-// look-back. Look-back words must be zero when a pass starts: pass p uses one of two buffers and clears the
-// other one for pass p + 1; the histogram kernel clears the first.
+// (kOnesweepMaxItems); larger inputs go to TileCounts. Tile 0 publishes each digit's global start plus its own
+// count as an inclusive word, so a look-back ends with the digit's output position and needs no other table.
+// A trivial pass cannot reorder anything: its blocks copy their tile straight through. Look-back words must be
+// zero when a pass starts: pass p uses one of two buffers and clears the other one for pass p + 1; the
+// histogram kernel clears the first. Every kernel is launched with programmatic dependent launch.
 
 #include <cuda/atomic>
 
@@ -18,6 +21,7 @@
 
 #include "prims/block/scan.cuh"
 #include "prims/device/detail/radix_sort_kernels.cuh"
+#include "prims/util/launch.cuh"
 #include "prims/util/ops.cuh"
 #include "prims/util/shuffle.cuh"
 
@@ -27,7 +31,7 @@ namespace prims::device::detail {
 inline constexpr unsigned kLookbackValueMask = (1u << 30) - 1;
 /// The tile's own count of the digit.
 inline constexpr unsigned kLookbackAggregate = 1u << 30;
-/// The count of the digit over this tile and every earlier one.
+/// The digit's output position after this tile: its global start plus its count over this and earlier tiles.
 inline constexpr unsigned kLookbackInclusive = 2u << 30;
 
 /// The most keys Onesweep sorts: every count fits in a look-back word's 30 bits.
@@ -48,6 +52,8 @@ __global__ void __launch_bounds__(Policy::histogram_block_threads)
   __shared__ unsigned counts[Policy::histogram_copies * kCopyWords];
 
   for (int i = threadIdx.x; i < Policy::histogram_copies * kCopyWords; i += kThreads) counts[i] = 0;
+  prims::detail::wait_for_prior_grids();
+  prims::detail::allow_dependent_grids();
   const size_t grid_threads = static_cast<size_t>(gridDim.x) * kThreads;
   for (size_t i = blockIdx.x * static_cast<size_t>(kThreads) + threadIdx.x; i < lookback_words; i += grid_threads) {
     lookback[i] = 0;
@@ -76,7 +82,8 @@ __global__ void __launch_bounds__(Policy::histogram_block_threads)
     for (int i = 0; i < kItems; ++i) {
       // A warp holding one key value (all-equal and low-entropy inputs) adds 32 once instead of colliding.
       const K first = prims::detail::shuffle_index(tile_keys[i], 0);
-      if (__all_sync(prims::detail::kFullWarpMask, RadixKey<K>::raw_bits(tile_keys[i]) == RadixKey<K>::raw_bits(first))) {
+      if (__all_sync(prims::detail::kFullWarpMask,
+                     RadixKey<K>::raw_bits(tile_keys[i]) == RadixKey<K>::raw_bits(first))) {
         if (lane == 0) count_key(first, counts, warp::kWarpThreads);
       } else {
         count_key(tile_keys[i], my_counts, 1);
@@ -97,15 +104,22 @@ __global__ void __launch_bounds__(Policy::histogram_block_threads)
   }
 }
 
-/// Block p: starts[p][d] = histograms[p][0] + ... + histograms[p][d - 1].
+/// Block p: starts[p][d] = histograms[p][0] + ... + histograms[p][d - 1]; trivial[p] = whether one digit holds
+/// all n keys.
 template <class Policy>
 __global__ void __launch_bounds__(1 << Policy::radix_bits)
-    onesweep_digit_starts_kernel(const unsigned* __restrict__ histograms, unsigned* __restrict__ starts) {
+    onesweep_digit_starts_kernel(const unsigned* __restrict__ histograms, unsigned* __restrict__ starts,
+                                 unsigned* __restrict__ trivial, unsigned n) {
   constexpr int kDigits = 1 << Policy::radix_bits;
   using DigitScan = block::Scan<unsigned, kDigits>;
   __shared__ typename DigitScan::TempStorage storage;
+  prims::detail::wait_for_prior_grids();
+  prims::detail::allow_dependent_grids();
   const int i = blockIdx.x * kDigits + threadIdx.x;
-  starts[i] = DigitScan(storage).exclusive_scan(histograms[i], Sum{}, 0u);
+  const unsigned count = histograms[i];
+  starts[i] = DigitScan(storage).exclusive_scan(count, Sum{}, 0u);
+  const bool one_digit = __syncthreads_or(count == n);
+  if (threadIdx.x == 0) trivial[blockIdx.x] = one_digit ? 1u : 0u;
 }
 
 /// Everything one Onesweep pass needs; the grid has one block per tile.
@@ -114,9 +128,9 @@ struct OnesweepPass {
   PassBuffers<K, V> buffers;
   unsigned n;
   DigitExtractor<K> digit_of;
-  /// This pass's digit counts and digit starts (from kernels 1 and 2).
-  const unsigned* digit_counts;
+  /// This pass's digit starts and whether it is trivial (from kernel 2).
   const unsigned* digit_starts;
+  const unsigned* trivial;
   /// Hands out tile ids in the order blocks start, so a tile only ever waits for tiles already running.
   unsigned* tile_counter;
   /// [tile][digit] look-back words of this pass (zero on entry), and the next pass's to clear (null if none).
@@ -124,82 +138,217 @@ struct OnesweepPass {
   unsigned* next_lookback;
 };
 
-/// Publishes this tile's count of one digit and returns the count of that digit over all earlier tiles.
-/// Counts are the only data shared between blocks, and each word is written whole, so relaxed atomics suffice.
-__device__ inline unsigned look_back(unsigned* lookback, unsigned tile, int digits, int digit, unsigned count) {
-  using Word = cuda::atomic_ref<unsigned, cuda::thread_scope_device>;
-  Word own(lookback[tile * digits + digit]);
-  if (tile == 0) {
-    own.store(kLookbackInclusive | count, cuda::memory_order_relaxed);
-    return 0;
-  }
-  own.store(kLookbackAggregate | count, cuda::memory_order_relaxed);
+using LookbackWord = cuda::atomic_ref<unsigned, cuda::thread_scope_device>;
+
+/// Walks back from `tile - 1` over the words of one digit, adding aggregates until an inclusive word, and returns
+/// the digit's output position for this tile. It reads WORDS_PER_STEP earlier words at once, so a walk over many
+/// tiles that have published only their aggregates costs one memory round trip per WORDS_PER_STEP tiles; a word
+/// not yet published stops the step, and the next step starts there. Counts are the only data shared between
+/// blocks, and each word is written whole, so relaxed atomics suffice.
+template <int WORDS_PER_STEP>
+__device__ unsigned look_back(const unsigned* lookback, unsigned tile, int digits, int digit) {
   unsigned before = 0;
-  for (unsigned earlier = tile - 1;; --earlier) {
-    Word word_ref(lookback[earlier * digits + digit]);
-    unsigned word;
-    do {
-      word = word_ref.load(cuda::memory_order_relaxed);
-    } while ((word & ~kLookbackValueMask) == 0);
-    before += word & kLookbackValueMask;
-    if (word & kLookbackInclusive) break;
+  unsigned next = tile;  // words of tiles below `next` are still to be added
+  for (;;) {
+    unsigned words[WORDS_PER_STEP];
+#pragma unroll
+    for (int j = 0; j < WORDS_PER_STEP; ++j) {
+      // Tile 0's word is inclusive, so a walk never needs a word below it.
+      words[j] = next > static_cast<unsigned>(j)
+                     ? LookbackWord(const_cast<unsigned&>(lookback[(next - 1 - j) * digits + digit]))
+                           .load(cuda::memory_order_relaxed)
+                     : kLookbackInclusive;
+    }
+    bool stalled = false;
+#pragma unroll
+    for (int j = 0; j < WORDS_PER_STEP; ++j) {
+      if (!stalled) {
+        if ((words[j] & ~kLookbackValueMask) == 0) {
+          stalled = true;
+        } else {
+          before += words[j] & kLookbackValueMask;
+          if (words[j] & kLookbackInclusive) return before;
+          --next;
+        }
+      }
+    }
   }
-  own.store(kLookbackInclusive | (before + count), cuda::memory_order_relaxed);
-  return before;
+}
+
+/// The onesweep tile: shared memory of one pass block, for the policy's block shape.
+template <class Policy, class K, class V>
+struct OnesweepTile {
+  using Tile = SortTile<Policy, K, V, unsigned>;
+  static constexpr int kThreads = Tile::kThreads;
+  static constexpr int kItems = Tile::kItems;
+  static constexpr int kTileItems = Tile::kTileItems;
+  static constexpr int kDigits = Tile::kDigits;
+  static constexpr int kWarps = kThreads / warp::kWarpThreads;
+  using DigitScan = block::Scan<unsigned, kThreads>;
+  static_assert(kDigits <= kThreads, "the pass kernel needs a thread per digit");
+
+  struct TempStorage {
+    union {
+      /// warp_counts[w][d]: first how many of warp w's keys have digit d, then where they start in the tile.
+      unsigned warp_counts[kWarps][kDigits];
+      /// The tile in rank order (keys, then values).
+      alignas(16) unsigned char exchange[static_cast<size_t>(kTileItems) * kSortItemBytes<K, V>];
+    };
+    /// Slot s of the ranked tile, with digit d, goes to output position digit_base[d] + s.
+    unsigned digit_base[kDigits];
+    typename DigitScan::TempStorage scan;
+    unsigned tile_id;
+  };
+};
+
+/// The lanes of this warp whose digit equals this lane's: one ballot per digit bit.
+template <int RADIX_BITS>
+__device__ __forceinline__ unsigned lanes_with_same_digit(unsigned digit) {
+  unsigned peers = prims::detail::kFullWarpMask;
+#pragma unroll
+  for (int bit = 0; bit < RADIX_BITS; ++bit) {
+    const bool set = (digit >> bit) & 1u;
+    const unsigned with_bit = __ballot_sync(prims::detail::kFullWarpMask, set);
+    peers &= set ? with_bit : ~with_bit;
+  }
+  return peers;
+}
+
+/// Copies one tile of a trivial pass in place.
+template <class Tile, class T>
+__device__ void onesweep_copy_tile(const T* __restrict__ in, T* __restrict__ out, unsigned n) {
+  const unsigned tile_begin = blockIdx.x * Tile::kTileItems;
+  const int valid = static_cast<int>(n - tile_begin < Tile::kTileItems ? n - tile_begin : Tile::kTileItems);
+  T items[Tile::kItems];
+  Tile::load(in + tile_begin, valid, items);
+  Tile::store_in_place(out + tile_begin, valid, items);
 }
 
 template <class Policy, class K, class V>
-__global__ void __launch_bounds__(Policy::block_threads) onesweep_pass_kernel(OnesweepPass<K, V> pass) {
-  using Tile = SortTile<Policy, K, V, unsigned>;
-  __shared__ typename Tile::TempStorage storage;
-  __shared__ unsigned tile_id;
+__global__ void __launch_bounds__(Policy::block_threads, Policy::min_blocks_per_sm)
+    onesweep_pass_kernel(OnesweepPass<K, V> pass) {
+  using Shape = OnesweepTile<Policy, K, V>;
+  using Tile = typename Shape::Tile;
+  constexpr int kThreads = Shape::kThreads;
+  constexpr int kItems = Shape::kItems;
+  constexpr int kTileItems = Shape::kTileItems;
+  constexpr int kDigits = Shape::kDigits;
+  __shared__ typename Shape::TempStorage storage;
 
-  const bool has_digit_thread = threadIdx.x < Tile::kDigits;
-  if (pass.next_lookback != nullptr && has_digit_thread) {
-    pass.next_lookback[blockIdx.x * Tile::kDigits + threadIdx.x] = 0;
+  const int lane = threadIdx.x % warp::kWarpThreads;
+  const int warp_id = threadIdx.x / warp::kWarpThreads;
+  const bool digit_thread = threadIdx.x < kDigits;
+  unsigned* counts = storage.warp_counts[warp_id];
+#pragma unroll
+  for (int d = lane; d < kDigits; d += warp::kWarpThreads) counts[d] = 0;
+
+  prims::detail::wait_for_prior_grids();
+  prims::detail::allow_dependent_grids();
+  if (pass.next_lookback != nullptr && digit_thread) {
+    pass.next_lookback[blockIdx.x * kDigits + threadIdx.x] = 0;
   }
-  const bool one_digit = __syncthreads_or(has_digit_thread && pass.digit_counts[threadIdx.x] == pass.n);
-  if (one_digit) {
-    const unsigned tile_begin = blockIdx.x * Tile::kTileItems;
-    const int valid = static_cast<int>(pass.n - tile_begin < Tile::kTileItems ? pass.n - tile_begin : Tile::kTileItems);
-    K keys[Tile::kItems];
-    Tile::load(pass.buffers.keys_in + tile_begin, valid, keys);
-    Tile::store_in_place(pass.buffers.keys_out + tile_begin, valid, keys);
-    if constexpr (kHasValues<V>) {
-      V values[Tile::kItems];
-      Tile::load(pass.buffers.values_in + tile_begin, valid, values);
-      Tile::store_in_place(pass.buffers.values_out + tile_begin, valid, values);
-    }
+  if (*pass.trivial != 0) {
+    onesweep_copy_tile<Tile>(pass.buffers.keys_in, pass.buffers.keys_out, pass.n);
+    if constexpr (kHasValues<V>) onesweep_copy_tile<Tile>(pass.buffers.values_in, pass.buffers.values_out, pass.n);
     return;
   }
 
-  if (threadIdx.x == 0) tile_id = atomicAdd(pass.tile_counter, 1u);
+  if (threadIdx.x == 0) storage.tile_id = atomicAdd(pass.tile_counter, 1u);
   __syncthreads();
-  const unsigned tile = tile_id;
-  const unsigned tile_begin = tile * Tile::kTileItems;
-  const int valid = static_cast<int>(pass.n - tile_begin < Tile::kTileItems ? pass.n - tile_begin : Tile::kTileItems);
+  const unsigned tile = storage.tile_id;
+  const unsigned tile_begin = tile * kTileItems;
+  const int valid = static_cast<int>(pass.n - tile_begin < kTileItems ? pass.n - tile_begin : kTileItems);
+  const bool full_tile = valid == kTileItems;
 
-  K keys[Tile::kItems];
+  K keys[kItems];
   Tile::load(pass.buffers.keys_in + tile_begin, valid, keys);
-  unsigned digits[Tile::kItems];
+  unsigned digits[kItems];
   Tile::key_digits(keys, valid, pass.digit_of, digits);
-  unsigned ranks[Tile::kItems];
-  unsigned digit_count = 0;
-  unsigned digit_prefix = 0;
-  typename Tile::Rank(storage.rank).rank(digits, ranks, digit_count, digit_prefix);
-  if (has_digit_thread) {
-    // The padding of the last tile ranked as the largest digit; it is not part of the pass.
-    if (threadIdx.x == Tile::kDigits - 1) digit_count -= Tile::kTileItems - valid;
-    const unsigned before = look_back(pass.lookback, tile, Tile::kDigits, threadIdx.x, digit_count);
-    storage.digit_base[threadIdx.x] = pass.digit_starts[threadIdx.x] + before - digit_prefix;
-  }
 
-  unsigned slot_digits[Tile::kItems];
-  Tile::scatter_keys(keys, ranks, valid, pass.digit_of, storage, pass.buffers.keys_out, slot_digits);
+  // 1. Each warp counts its digits in its own row; the lowest lane of each group of equal digits adds the
+  //    group's size and hands the old count to its peers. Items go in tile order, so ranks are stable.
+  unsigned ranks[kItems];
+  const unsigned lanes_below = (1u << lane) - 1;
+#pragma unroll
+  for (int i = 0; i < kItems; ++i) {
+    const unsigned peers = lanes_with_same_digit<Policy::radix_bits>(digits[i]);
+    const int leader = __ffs(peers) - 1;
+    unsigned before = 0;
+    if (lane == leader) before = atomicAdd(&counts[digits[i]], static_cast<unsigned>(__popc(peers)));
+    ranks[i] = __shfl_sync(prims::detail::kFullWarpMask, before, leader) + __popc(peers & lanes_below);
+  }
+  __syncthreads();
+
+  // 2. Thread d totals digit d over the warps and publishes the tile's count right away, then the block scans
+  //    the totals and each warp's row becomes its keys' first positions in the ranked tile.
+  unsigned digit_total = 0;
+  if (digit_thread) {
+#pragma unroll
+    for (int w = 0; w < Shape::kWarps; ++w) {
+      const unsigned count = storage.warp_counts[w][threadIdx.x];
+      storage.warp_counts[w][threadIdx.x] = digit_total;
+      digit_total += count;
+    }
+    // The padding of the last tile ranked as the largest digit; it is not part of the pass.
+    if (threadIdx.x == kDigits - 1) digit_total -= kTileItems - valid;
+    LookbackWord own(pass.lookback[tile * kDigits + threadIdx.x]);
+    own.store(tile == 0 ? kLookbackInclusive | (pass.digit_starts[threadIdx.x] + digit_total)
+                        : kLookbackAggregate | digit_total,
+              cuda::memory_order_relaxed);
+  }
+  const unsigned digit_prefix = typename Shape::DigitScan(storage.scan).exclusive_scan(digit_total, Sum{}, 0u);
+  if (digit_thread) {
+#pragma unroll
+    for (int w = 0; w < Shape::kWarps; ++w) storage.warp_counts[w][threadIdx.x] += digit_prefix;
+  }
+  __syncthreads();
+#pragma unroll
+  for (int i = 0; i < kItems; ++i) ranks[i] += counts[digits[i]];
+  __syncthreads();
+
+  // 3. Keys go to shared memory in rank order while the digit threads look back for their digit's position.
+  K* ranked_keys = reinterpret_cast<K*>(storage.exchange);
+#pragma unroll
+  for (int i = 0; i < kItems; ++i) {
+    if (full_tile || ranks[i] < static_cast<unsigned>(valid)) ranked_keys[ranks[i]] = keys[i];
+  }
+  if (digit_thread) {
+    unsigned position = pass.digit_starts[threadIdx.x];
+    if (tile != 0) {
+      position = look_back<Policy::lookback_words_per_step>(pass.lookback, tile, kDigits, threadIdx.x);
+      LookbackWord own(pass.lookback[tile * kDigits + threadIdx.x]);
+      own.store(kLookbackInclusive | (position + digit_total), cuda::memory_order_relaxed);
+    }
+    storage.digit_base[threadIdx.x] = position - digit_prefix;
+  }
+  V values[kItems];
+  if constexpr (kHasValues<V>) Tile::load(pass.buffers.values_in + tile_begin, valid, values);
+  __syncthreads();
+
+  // 4. Slot s holds the key of rank s: runs of one digit are written contiguously.
+  unsigned destinations[kItems];
+#pragma unroll
+  for (int k = 0; k < kItems; ++k) {
+    const int slot = k * kThreads + threadIdx.x;
+    if (full_tile || slot < valid) {
+      const K key = ranked_keys[slot];
+      destinations[k] = storage.digit_base[pass.digit_of(key)] + slot;
+      pass.buffers.keys_out[destinations[k]] = key;
+    }
+  }
   if constexpr (kHasValues<V>) {
-    V values[Tile::kItems];
-    Tile::load(pass.buffers.values_in + tile_begin, valid, values);
-    Tile::scatter_values(values, ranks, valid, slot_digits, storage, pass.buffers.values_out);
+    V* ranked_values = reinterpret_cast<V*>(storage.exchange);
+    __syncthreads();
+#pragma unroll
+    for (int i = 0; i < kItems; ++i) {
+      if (full_tile || ranks[i] < static_cast<unsigned>(valid)) ranked_values[ranks[i]] = values[i];
+    }
+    __syncthreads();
+#pragma unroll
+    for (int k = 0; k < kItems; ++k) {
+      const int slot = k * kThreads + threadIdx.x;
+      if (full_tile || slot < valid) pass.buffers.values_out[destinations[k]] = ranked_values[slot];
+    }
   }
 }
 

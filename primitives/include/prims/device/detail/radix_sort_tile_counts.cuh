@@ -5,11 +5,13 @@
 //   2. device::exclusive_sum over that flat array: entry (d, b) becomes the output position of tile b's first
 //                           key with digit d (all smaller digits, then digit d in earlier tiles);
 //   3. tile_counts_scatter_kernel   block b ranks its tile (block::RadixRank) and scatters it from there.
+// Both kernels are launched with programmatic dependent launch.
 // Positions are size_t throughout, so any n that fits in memory works.
 
 #include <cstddef>
 
 #include "prims/device/detail/radix_sort_kernels.cuh"
+#include "prims/util/launch.cuh"
 
 namespace prims::device::detail {
 
@@ -20,6 +22,8 @@ __global__ void __launch_bounds__(Policy::block_threads)
   using Tile = SortTile<Policy, K, NoValues, size_t>;
   __shared__ unsigned histogram[Tile::kDigits];
   for (int d = threadIdx.x; d < Tile::kDigits; d += Tile::kThreads) histogram[d] = 0;
+  prims::detail::wait_for_prior_grids();
+  prims::detail::allow_dependent_grids();
   __syncthreads();
 
   const size_t tile_begin = blockIdx.x * static_cast<size_t>(Tile::kTileItems);
@@ -42,6 +46,8 @@ __global__ void __launch_bounds__(Policy::block_threads)
                                const size_t* __restrict__ starts, size_t num_tiles) {
   using Tile = SortTile<Policy, K, V, size_t>;
   __shared__ typename Tile::TempStorage storage;
+  prims::detail::wait_for_prior_grids();
+  prims::detail::allow_dependent_grids();
 
   const size_t tile_begin = blockIdx.x * static_cast<size_t>(Tile::kTileItems);
   const int valid = static_cast<int>(n - tile_begin < Tile::kTileItems ? n - tile_begin : Tile::kTileItems);
