@@ -16,14 +16,6 @@ using prims::bench::Contender;
 using prims::block::ReduceAlgorithm;
 
 template <class T>
-const char* type_name() {
-  if constexpr (std::is_same_v<T, int32_t>) return "i32";
-  if constexpr (std::is_same_v<T, int64_t>) return "i64";
-  if constexpr (std::is_same_v<T, float>) return "f32";
-  return "f64";
-}
-
-template <class T>
 bool agree(T a, T b) {
   if constexpr (std::is_floating_point_v<T>) {
     return std::fabs(double(a) - double(b)) <= 1e-4 * std::fabs(double(b)) + 1e-6;
@@ -74,7 +66,7 @@ void bench_case(prims::bench::Harness& harness, const T* in, size_t n, const cha
   contenders[0].check = [&] { const auto r = results(); return agree(r[0], r[1]); };
   contenders[1].check = [&] { return agree(thrust_result, results()[1]); };
   const char* bench = KIND == Kind::Sum ? "sum" : KIND == Kind::Min ? "min" : "max";
-  harness.run_case({bench, type_name<T>(), variant}, n, sizeof(T), contenders);
+  harness.run_case({bench, prims::bench::type_name<T>(), variant}, n, sizeof(T), contenders);
 }
 
 template <class T>

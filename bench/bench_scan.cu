@@ -15,13 +15,6 @@ namespace {
 using prims::bench::Contender;
 using prims::device::ScanAlgorithm;
 
-template <class T>
-const char* type_name() {
-  if constexpr (std::is_same_v<T, int32_t>) return "i32";
-  if constexpr (std::is_same_v<T, int64_t>) return "i64";
-  return "f32";
-}
-
 /// Counts the items where `got` and `reference` disagree: exactly for integers; for floats within 1e-3 of the
 /// magnitude (the contenders group a long float sum differently).
 template <class T>
@@ -103,7 +96,7 @@ void bench_case(prims::bench::Harness& harness, Buffers<T>& buffers, size_t n) {
   contenders[0].check = [&] { return agrees(prims_out, cub_out, n); };
   contenders[1].check = [&] { return agrees(thrust_out, cub_out, n); };
   const char* variant = ALGORITHM == ScanAlgorithm::SinglePass ? "SinglePass" : "ReduceThenScan";
-  harness.run_case({EXCLUSIVE ? "excl_sum" : "incl_sum", type_name<T>(), variant}, n, 2.0 * sizeof(T), contenders);
+  harness.run_case({EXCLUSIVE ? "excl_sum" : "incl_sum", prims::bench::type_name<T>(), variant}, n, 2.0 * sizeof(T), contenders);
 }
 
 template <class T>

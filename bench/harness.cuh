@@ -25,6 +25,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "prims/util/device_buffer.cuh"
@@ -55,6 +56,22 @@ struct Measurement {
   std::vector<double> median_ms;
   std::vector<bool> correct;
 };
+
+/// The short name of an element type in tables and JSON: i32, u64, f32, ...
+template <class T>
+const char* type_name() {
+  if constexpr (std::is_floating_point_v<T>) {
+    return sizeof(T) == 4 ? "f32" : "f64";
+  } else {
+    constexpr bool is_signed = std::is_signed_v<T>;
+    switch (sizeof(T)) {
+      case 1: return is_signed ? "i8" : "u8";
+      case 2: return is_signed ? "i16" : "u16";
+      case 4: return is_signed ? "i32" : "u32";
+      default: return is_signed ? "i64" : "u64";
+    }
+  }
+}
 
 /// A deterministic hash of (index, seed): input data generated on the device, fast even at 2^30 items.
 __host__ __device__ inline uint64_t mix_bits(uint64_t x) {
