@@ -11,6 +11,8 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <thread>
+#include <utility>
 #include <vector>
 
 #include "backend.hpp"
@@ -211,6 +213,35 @@ class OutputWriter {
   size_t cursor_ = 0;  // bytes written into the mapping
 };
 
+/// Runs a job on a thread of its own, joined when leaving scope (also when leaving by an exception).
+class BackgroundJob {
+ public:
+  BackgroundJob() = default;
+  template <class F>
+  explicit BackgroundJob(F&& job) : thread_(std::forward<F>(job)) {}
+  BackgroundJob(BackgroundJob&&) = default;
+  BackgroundJob& operator=(BackgroundJob&& other) {
+    join();
+    thread_ = std::move(other.thread_);
+    return *this;
+  }
+  ~BackgroundJob() { join(); }
+  void join() {
+    if (thread_.joinable()) thread_.join();
+  }
+
+ private:
+  std::thread thread_;
+};
+
+/// What --stats says about the keys' input, kept apart so that the input itself can go before the end.
+struct InputSummary {
+  std::string name;
+  Format format;
+  size_t file_bytes;
+  size_t key_bytes;
+};
+
 /// Wall time of the phases of a run, on the main thread; they add up to the total.
 struct Timings {
   double read = 0;
@@ -223,15 +254,15 @@ struct Timings {
   double total = 0;
 };
 
-void print_stats(const LoadedInput& keys, const SortRequest& request, const SortStats& stats, const Timings& t) {
-  const size_t key_bytes = keys.column.bytes();
-  const size_t file_bytes = keys.file.bytes().size();
+void print_stats(const InputSummary& keys, const SortRequest& request, const SortStats& stats, const Timings& t) {
+  const size_t key_bytes = keys.key_bytes;
+  const size_t file_bytes = keys.file_bytes;
   auto rate = [](size_t bytes, double seconds) {
     return seconds > 0 ? fmt::format("{:7.2f} GB/s", static_cast<double>(bytes) / seconds / 1e9)
                        : std::string("      -");
   };
   fmt::print(stderr, "radix_sort: {} {} keys ({:.1f} MB) from {} ({}), sorted {} on {}\n", request.count,
-             key_type_name(request.key_type), static_cast<double>(key_bytes) / 1e6, keys.file.name(),
+             key_type_name(request.key_type), static_cast<double>(key_bytes) / 1e6, keys.name,
              format_name(keys.format), request.descending ? "descending" : "ascending", stats.device);
   if (request.count > 0) {
     fmt::print(stderr, "radix_sort: min {}, max {}\n", format_key(request.key_type, stats.smallest_key.data()),
@@ -248,8 +279,14 @@ void print_stats(const LoadedInput& keys, const SortRequest& request, const Sort
              rate(stats.bytes_to_host, t.back), stats.to_host_copy_seconds,
              rate(stats.bytes_to_host, stats.to_host_copy_seconds));
   fmt::print(stderr, "  write   {:8.3f} s  {}\n", t.write, rate(key_bytes, t.write));
-  fmt::print(stderr, "  setup   {:8.3f} s             (waiting for the GPU's start {:.3f} s; allocating, freeing)\n",
-             t.setup, t.gpu_wait);
+  if (stats.gpu_context_seconds > 0) {
+    fmt::print(stderr,
+               "  setup   {:8.3f} s             (waited {:.3f} s for the GPU's start: context {:.3f} s, staging "
+               "buffers {:.3f} s; allocating, freeing)\n",
+               t.setup, t.gpu_wait, stats.gpu_context_seconds, stats.gpu_staging_seconds);
+  } else {
+    fmt::print(stderr, "  setup   {:8.3f} s             (allocating, freeing)\n", t.setup);
+  }
   fmt::print(stderr, "  total   {:8.3f} s  {}  (wall, end to end)\n", t.total, rate(file_bytes, t.total));
 }
 
@@ -303,6 +340,13 @@ int run(const Options& options) {
     io.write_values = value_writer->chunk_writer();
   }
 
+  const InputSummary summary{keys.file.name(), keys.format, keys.file.bytes().size(), keys.column.bytes()};
+  // Once on the GPU, the inputs (a mapped file, parsed text) are released on another thread while the GPU sorts.
+  BackgroundJob release_inputs;
+  io.inputs_read = [&] {
+    release_inputs = BackgroundJob([old_keys = std::move(keys), old_values = std::move(values)] {});
+  };
+
   SortStats stats;
   const auto gpu_wait_start = Clock::now();
   std::shared_ptr<GpuResources> gpu = use_gpu(options.backend, gpu_found);
@@ -313,12 +357,15 @@ int run(const Options& options) {
     cpu_sort(request, io, stats);
   }
   const auto commit_start = Clock::now();
+  // The staging buffers are freed while the outputs are completed.
+  BackgroundJob release_gpu([old_gpu = std::move(gpu)] {});
   key_writer.finish();
   if (value_writer) value_writer->finish();
   output->commit();
   if (values_output) values_output->commit();
+  release_gpu.join();
+  release_inputs.join();
   const double commit_seconds = seconds_since(commit_start);
-  gpu.reset();
 
   timings.read += stats.read_seconds;
   timings.to_gpu = stats.to_device_seconds;
@@ -328,7 +375,7 @@ int run(const Options& options) {
   timings.total = seconds_since(start);
   timings.setup = std::max(0.0, timings.total - timings.read - timings.to_gpu - timings.sort - timings.back -
                                     timings.write);
-  if (options.stats) print_stats(keys, request, stats, timings);
+  if (options.stats) print_stats(summary, request, stats, timings);
   return 0;
 }
 

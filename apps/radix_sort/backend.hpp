@@ -31,6 +31,8 @@ struct SortIo {
   ChunkReader read_values;
   ChunkWriter write_keys;
   ChunkWriter write_values;
+  /// Called, where set, once every input element has been read: the inputs may be released from then on.
+  std::function<void()> inputs_read;
 };
 
 /// What a backend measured, as wall time on the calling thread: reader and writer time count as read and write, and
@@ -46,6 +48,8 @@ struct SortStats {
   double setup_seconds = 0;  // allocating and freeing memory
   double to_device_copy_seconds = 0;
   double to_host_copy_seconds = 0;
+  double gpu_context_seconds = 0;  // creating the CUDA context, and the pinned staging buffers, at start-up
+  double gpu_staging_seconds = 0;
   size_t bytes_to_device = 0;
   size_t bytes_to_host = 0;
   std::array<unsigned char, 8> smallest_key{};  // the first and last keys of the ascending order, as raw bytes

@@ -26,7 +26,7 @@ using Clock = std::chrono::steady_clock;
 double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
 
 /// Large enough to run copies near full PCIe speed, small enough that two stay cheap to pin.
-constexpr size_t staging_bytes = size_t(64) << 20;
+constexpr size_t staging_bytes = size_t(32) << 20;
 
 std::string human_bytes(size_t bytes) {
   if (bytes >= (size_t(1) << 30)) return fmt::format("{:.2f} GiB", static_cast<double>(bytes) / (1 << 30));
@@ -94,6 +94,8 @@ struct GpuResources {
   std::string device;
   Stream stream;
   PinnedBuffer staging[2] = {PinnedBuffer(staging_bytes), PinnedBuffer(staging_bytes)};
+  double context_seconds = 0;
+  double staging_seconds = 0;
 };
 
 namespace {
@@ -212,9 +214,14 @@ std::shared_ptr<GpuResources> gpu_initialize() {
   int devices = 0;
   // No driver or no device both mean "no GPU here": the caller falls back to the CPU.
   if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) return nullptr;
+  const auto start = Clock::now();
   prims::check(cudaSetDevice(0), "cudaSetDevice");
   prims::check(cudaFree(nullptr), "creating the CUDA context");
+  const double context_seconds = seconds_since(start);
+  const auto staging_start = Clock::now();
   auto gpu = std::make_shared<GpuResources>();
+  gpu->staging_seconds = seconds_since(staging_start);
+  gpu->context_seconds = context_seconds;
   cudaDeviceProp properties{};
   prims::check(cudaGetDeviceProperties(&properties, 0), "cudaGetDeviceProperties");
   gpu->device = properties.name;
@@ -223,6 +230,8 @@ std::shared_ptr<GpuResources> gpu_initialize() {
 
 void gpu_sort(GpuResources& gpu, const SortRequest& request, const SortIo& io, SortStats& stats) {
   stats.device = gpu.device;
+  stats.gpu_context_seconds = gpu.context_seconds;
+  stats.gpu_staging_seconds = gpu.staging_seconds;
   if (request.count == 0) return;
   // The CUDA runtime uses the device of the calling thread, and gpu_initialize ran on another one.
   prims::check(cudaSetDevice(0), "cudaSetDevice");
@@ -290,6 +299,7 @@ void gpu_sort(GpuResources& gpu, const SortRequest& request, const SortIo& io, S
     timed_upload(io.read_values, values.data(), request.value_bytes);
     stats.bytes_to_device += value_bytes;
   }
+  if (io.inputs_read) io.inputs_read();
 
   Event sort_start;
   Event sort_stop;
