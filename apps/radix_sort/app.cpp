@@ -281,7 +281,7 @@ void print_stats(const InputSummary& keys, const SortRequest& request, const Sor
   fmt::print(stderr, "  write   {:8.3f} s  {}\n", t.write, rate(key_bytes, t.write));
   if (stats.gpu_context_seconds > 0) {
     fmt::print(stderr,
-               "  setup   {:8.3f} s             (waited {:.3f} s for the GPU's start: context {:.3f} s, staging "
+               "  setup   {:8.3f} s             (waited {:.3f} s for the GPU: driver start, context {:.3f} s, staging "
                "buffers {:.3f} s; allocating, freeing)\n",
                t.setup, t.gpu_wait, stats.gpu_context_seconds, stats.gpu_staging_seconds);
   } else {
@@ -363,6 +363,12 @@ int run(const Options& options) {
   if (value_writer) value_writer->finish();
   output->commit();
   if (values_output) values_output->commit();
+  // The data are in the files under their names now; the mappings only have to go, beside the staging buffers.
+  BackgroundJob release_outputs([&] {
+    output->release();
+    if (values_output) values_output->release();
+  });
+  release_outputs.join();
   release_gpu.join();
   release_inputs.join();
   const double commit_seconds = seconds_since(commit_start);

@@ -139,6 +139,7 @@ AtomicOutput::AtomicOutput(std::string path) : path_(std::move(path)) {
 
 AtomicOutput::~AtomicOutput() {
   if (!committed_) discard();
+  unmap();
 }
 
 void AtomicOutput::unmap() noexcept {
@@ -188,7 +189,9 @@ bool AtomicOutput::map(size_t capacity, unsigned threads) {
   mapping_ = static_cast<char*>(mapping);
   mapped_bytes_ = capacity;
   size_ = capacity;
-  // Fault the pages in now, on several threads, so filling them later is a plain copy.
+  // Fault the pages in now, so filling them later is a plain copy: on half the threads, as this runs beside the
+  // reading and the GPU's start-up, which need cores too.
+  threads = std::max(threads / 2, 1u);
   constexpr size_t min_piece = size_t(16) << 20;
   const size_t page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
   const size_t pieces = std::clamp<size_t>(capacity / min_piece, 1, std::max(threads, 1u));
@@ -220,8 +223,8 @@ void AtomicOutput::commit() {
     throw_system_error(fmt::format("cannot write '{}'", path_));
   temporary_path_.clear();
   committed_ = true;
-  // The data are in the page cache under the new name already; the mapping only has to go.
-  unmap();
 }
+
+void AtomicOutput::release() noexcept { unmap(); }
 
 }  // namespace radix_sort

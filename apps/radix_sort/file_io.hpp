@@ -70,6 +70,8 @@ class AtomicOutput {
 
   /// Closes the temporary file and renames it over the target. Throws AppError.
   void commit();
+  /// Unmaps a mapped output (the destructor does it too); after commit() its content stays in the file.
+  void release() noexcept;
   /// The target's name, for messages.
   const std::string& path() const { return path_; }
 

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstdint>
 #include <cstring>
+#include <future>
 #include <memory>
 #include <optional>
 #include <string>
@@ -214,6 +215,12 @@ std::shared_ptr<GpuResources> gpu_initialize() {
   int devices = 0;
   // No driver or no device both mean "no GPU here": the caller falls back to the CPU.
   if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) return nullptr;
+  // The device's name (for messages) is looked up beside the context's creation: both take a while.
+  auto name = std::async(std::launch::async, [] {
+    cudaDeviceProp properties{};
+    prims::check(cudaGetDeviceProperties(&properties, 0), "cudaGetDeviceProperties");
+    return std::string(properties.name);
+  });
   const auto start = Clock::now();
   prims::check(cudaSetDevice(0), "cudaSetDevice");
   prims::check(cudaFree(nullptr), "creating the CUDA context");
@@ -222,9 +229,7 @@ std::shared_ptr<GpuResources> gpu_initialize() {
   auto gpu = std::make_shared<GpuResources>();
   gpu->staging_seconds = seconds_since(staging_start);
   gpu->context_seconds = context_seconds;
-  cudaDeviceProp properties{};
-  prims::check(cudaGetDeviceProperties(&properties, 0), "cudaGetDeviceProperties");
-  gpu->device = properties.name;
+  gpu->device = name.get();
   return gpu;
 }
 
