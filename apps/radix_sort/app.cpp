@@ -341,9 +341,18 @@ int run(const Options& options) {
   }
 
   const InputSummary summary{keys.file.name(), keys.format, keys.file.bytes().size(), keys.column.bytes()};
+  // While the GPU starts, map in the pages of binary inputs, which are then read straight from the mapping.
+  BackgroundJob prefault_inputs;
+  if (gpu_found.valid() && gpu_found.wait_for(std::chrono::seconds(0)) != std::future_status::ready) {
+    prefault_inputs = BackgroundJob([&, threads = std::max(options.threads / 4, 1u)] {
+      if (keys.format != Format::Text) keys.file.prefault(threads);
+      if (values && values->format != Format::Text) values->file.prefault(threads);
+    });
+  }
   // Once on the GPU, the inputs (a mapped file, parsed text) are released on another thread while the GPU sorts.
   BackgroundJob release_inputs;
   io.inputs_read = [&] {
+    prefault_inputs.join();
     release_inputs = BackgroundJob([old_keys = std::move(keys), old_values = std::move(values)] {});
   };
 

@@ -24,6 +24,9 @@ class InputFile {
   std::string_view bytes() const { return {data_, size_}; }
   /// The name to use in messages ("stdin" for "-").
   const std::string& name() const { return name_; }
+  /// Maps all pages of a mapped file in now, on up to `threads` threads, so that reading it later takes no page
+  /// faults (run it while waiting for something else). Does nothing for stdin and pipes, or where the kernel cannot.
+  void prefault(unsigned threads) const;
 
  private:
   InputFile() = default;
