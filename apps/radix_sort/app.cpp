@@ -3,11 +3,17 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <future>
+#include <memory>
 #include <optional>
+#include <stdexcept>
 #include <string>
+#include <thread>
+#include <utility>
+#include <vector>
 
 #include "backend.hpp"
 #include "errors.hpp"
@@ -50,13 +56,14 @@ class Progress {
   Clock::time_point last_;
 };
 
-/// Whether the GPU sorts, once `gpu_found` is known: the CPU when asked, or (for auto) when there is no GPU.
-bool use_gpu(Backend backend, std::future<bool>& gpu_found) {
-  if (backend == Backend::Cpu) return false;
-  if (gpu_found.get()) return true;
+/// The GPU to sort on, once `gpu` is known: none when the CPU is asked for or (for auto) when there is no GPU.
+std::shared_ptr<GpuResources> use_gpu(Backend backend, std::future<std::shared_ptr<GpuResources>>& gpu) {
+  if (backend == Backend::Cpu) return nullptr;
+  std::shared_ptr<GpuResources> found = gpu.get();
+  if (found) return found;
   if (backend == Backend::Gpu) throw AppError("--backend gpu: no CUDA GPU found");
   fmt::print(stderr, "radix_sort: no CUDA GPU found; sorting on the CPU\n");
-  return false;
+  return nullptr;
 }
 
 /// An input read and decoded: the file stays mapped while the column points into it.
@@ -111,49 +118,176 @@ ChunkReader column_reader(const Column& column, unsigned threads, Progress& prog
   };
 }
 
-/// Writes elements of `type` to an output in `format` (an npy header must already be written).
-ChunkWriter output_writer(AtomicOutput& output, Format format, KeyType type, size_t total, unsigned threads,
-                          Progress& progress) {
-  const size_t element = key_type_size(type);
-  return [&output, format, type, element, total, threads, &progress](size_t first, size_t count, const void* source) {
-    if (format == Format::Text) {
-      format_text(source, type, count, threads, [&output](std::string_view text) { output.write(text); });
-    } else {
-      output.write(source, count * element);
-    }
-    progress.update("writing", first + count, total);
-  };
-}
+/// Below this size an output is simply appended to; above it, it is mapped and filled by several threads.
+constexpr size_t min_mapped_output = size_t(4) << 20;
 
-void print_stats(const LoadedInput& keys, const SortRequest& request, const SortStats& stats, double load_seconds,
-                 double commit_seconds, double total_seconds) {
-  const size_t key_bytes = keys.column.bytes();
-  const size_t file_bytes = keys.file.bytes().size();
+/// Writes the sorted elements of one output in its format, chunk by chunk and in order. Large outputs are mapped
+/// (disk space reserved, pages faulted in) on a thread of their own while the input is sorted, and each chunk is then
+/// copied, or printed, into the mapping by several threads.
+class OutputWriter {
+ public:
+  OutputWriter(AtomicOutput& output, Format format, KeyType type, size_t count, unsigned threads,
+               Progress& progress)
+      : output_(output),
+        format_(format),
+        type_(type),
+        count_(count),
+        threads_(threads),
+        progress_(progress),
+        printer_(type, threads) {
+    const size_t element = format == Format::Text ? max_text_line(type) : key_type_size(type);
+    if (format == Format::Npy) header_ = make_npy_header(type, count);
+    const size_t capacity = header_.size() + count * element;
+    if (capacity >= min_mapped_output) {
+      mapping_ = std::async(std::launch::async, [&output, capacity, threads] { return output.map(capacity, threads); });
+    }
+  }
+  OutputWriter(const OutputWriter&) = delete;
+  OutputWriter& operator=(const OutputWriter&) = delete;
+
+  /// Takes elements [first, first + count) (called in order).
+  void write(size_t first, size_t count, const void* source) {
+    start();
+    if (format_ == Format::Text) {
+      const std::vector<std::string_view>& pieces = printer_.print(source, count);
+      if (mapped_) {
+        std::vector<size_t> offsets(pieces.size());
+        for (size_t i = 0; i < pieces.size(); ++i) {
+          offsets[i] = cursor_;
+          cursor_ += pieces[i].size();
+        }
+        if (cursor_ > output_.mapped_bytes()) throw std::logic_error("printed text overran its bound");
+        parallel_for(pieces.size(), threads_, [&](size_t i) {
+          std::memcpy(output_.mapped() + offsets[i], pieces[i].data(), pieces[i].size());
+        });
+      } else {
+        for (std::string_view piece : pieces) output_.write(piece);
+      }
+    } else {
+      const size_t bytes = count * key_type_size(type_);
+      if (mapped_) {
+        parallel_copy(output_.mapped() + cursor_, source, bytes, threads_);
+        cursor_ += bytes;
+      } else {
+        output_.write(source, bytes);
+      }
+    }
+    progress_.update("writing", first + count, count_);
+  }
+
+  /// Completes the output (an empty one still gets its npy header); then it can be committed.
+  void finish() {
+    start();
+    if (mapped_) output_.set_size(cursor_);
+  }
+
+  ChunkWriter chunk_writer() {
+    return [this](size_t first, size_t count, const void* source) { write(first, count, source); };
+  }
+
+ private:
+  /// Waits for the mapping (it reports a full disk) and writes the header.
+  void start() {
+    if (started_) return;
+    started_ = true;
+    if (mapping_.valid()) mapped_ = mapping_.get();
+    if (mapped_) {
+      std::memcpy(output_.mapped(), header_.data(), header_.size());
+      cursor_ = header_.size();
+    } else if (!header_.empty()) {
+      output_.write(header_);
+    }
+  }
+
+  AtomicOutput& output_;
+  Format format_;
+  KeyType type_;
+  size_t count_;
+  unsigned threads_;
+  Progress& progress_;
+  TextPrinter printer_;
+  std::string header_;
+  std::future<bool> mapping_;
+  bool started_ = false;
+  bool mapped_ = false;
+  size_t cursor_ = 0;  // bytes written into the mapping
+};
+
+/// Runs a job on a thread of its own, joined when leaving scope (also when leaving by an exception).
+class BackgroundJob {
+ public:
+  BackgroundJob() = default;
+  template <class F>
+  explicit BackgroundJob(F&& job) : thread_(std::forward<F>(job)) {}
+  BackgroundJob(BackgroundJob&&) = default;
+  BackgroundJob& operator=(BackgroundJob&& other) {
+    join();
+    thread_ = std::move(other.thread_);
+    return *this;
+  }
+  ~BackgroundJob() { join(); }
+  void join() {
+    if (thread_.joinable()) thread_.join();
+  }
+
+ private:
+  std::thread thread_;
+};
+
+/// What --stats says about the keys' input, kept apart so that the input itself can go before the end.
+struct InputSummary {
+  std::string name;
+  Format format;
+  size_t file_bytes;
+  size_t key_bytes;
+};
+
+/// Wall time of the phases of a run, on the main thread; they add up to the total.
+struct Timings {
+  double read = 0;
+  double to_gpu = 0;
+  double sort = 0;
+  double back = 0;
+  double write = 0;
+  double setup = 0;   // the rest: waiting for the GPU's start, allocating and freeing
+  double gpu_wait = 0;  // part of setup: waiting for the CUDA context and staging buffers
+  double total = 0;
+};
+
+void print_stats(const InputSummary& keys, const SortRequest& request, const SortStats& stats, const Timings& t) {
+  const size_t key_bytes = keys.key_bytes;
+  const size_t file_bytes = keys.file_bytes;
   auto rate = [](size_t bytes, double seconds) {
     return seconds > 0 ? fmt::format("{:7.2f} GB/s", static_cast<double>(bytes) / seconds / 1e9)
                        : std::string("      -");
   };
   fmt::print(stderr, "radix_sort: {} {} keys ({:.1f} MB) from {} ({}), sorted {} on {}\n", request.count,
-             key_type_name(request.key_type), static_cast<double>(key_bytes) / 1e6, keys.file.name(),
+             key_type_name(request.key_type), static_cast<double>(key_bytes) / 1e6, keys.name,
              format_name(keys.format), request.descending ? "descending" : "ascending", stats.device);
   if (request.count > 0) {
     fmt::print(stderr, "radix_sort: min {}, max {}\n", format_key(request.key_type, stats.smallest_key.data()),
                format_key(request.key_type, stats.largest_key.data()));
   }
-  const double read_seconds = load_seconds + stats.read_seconds;
-  const double write_seconds = stats.write_seconds + commit_seconds;
-  fmt::print(stderr, "  read    {:8.3f} s  {}  (file {:.1f} MB)\n", read_seconds, rate(file_bytes, read_seconds),
+  fmt::print(stderr, "  read    {:8.3f} s  {}  (file {:.1f} MB)\n", t.read, rate(file_bytes, t.read),
              static_cast<double>(file_bytes) / 1e6);
-  fmt::print(stderr, "  to GPU  {:8.3f} s  {}\n", stats.to_device_seconds,
-             rate(stats.bytes_to_device, stats.to_device_seconds));
-  fmt::print(stderr, "  sort    {:8.3f} s  {}  ({:.0f} Mkeys/s)\n", stats.sort_seconds,
-             rate(key_bytes, stats.sort_seconds),
-             stats.sort_seconds > 0 ? static_cast<double>(request.count) / stats.sort_seconds / 1e6 : 0.0);
-  fmt::print(stderr, "  back    {:8.3f} s  {}\n", stats.to_host_seconds,
-             rate(stats.bytes_to_host, stats.to_host_seconds));
-  fmt::print(stderr, "  write   {:8.3f} s  {}\n", write_seconds, rate(key_bytes, write_seconds));
-  fmt::print(stderr, "  total   {:8.3f} s  {}  (wall, end to end; copies overlap reading and writing)\n", total_seconds,
-             rate(file_bytes, total_seconds));
+  fmt::print(stderr, "  to GPU  {:8.3f} s  {}  (copies {:.3f} s at {}, the rest overlaps reading)\n", t.to_gpu,
+             rate(stats.bytes_to_device, t.to_gpu), stats.to_device_copy_seconds,
+             rate(stats.bytes_to_device, stats.to_device_copy_seconds));
+  fmt::print(stderr, "  sort    {:8.3f} s  {}  ({:.0f} Mkeys/s)\n", t.sort, rate(key_bytes, t.sort),
+             t.sort > 0 ? static_cast<double>(request.count) / t.sort / 1e6 : 0.0);
+  fmt::print(stderr, "  back    {:8.3f} s  {}  (copies {:.3f} s at {}, the rest overlaps writing)\n", t.back,
+             rate(stats.bytes_to_host, t.back), stats.to_host_copy_seconds,
+             rate(stats.bytes_to_host, stats.to_host_copy_seconds));
+  fmt::print(stderr, "  write   {:8.3f} s  {}\n", t.write, rate(key_bytes, t.write));
+  if (stats.gpu_context_seconds > 0) {
+    fmt::print(stderr,
+               "  setup   {:8.3f} s             (waited {:.3f} s for the GPU: driver start, context {:.3f} s, staging "
+               "buffers {:.3f} s; allocating, freeing)\n",
+               t.setup, t.gpu_wait, stats.gpu_context_seconds, stats.gpu_staging_seconds);
+  } else {
+    fmt::print(stderr, "  setup   {:8.3f} s             (allocating, freeing)\n", t.setup);
+  }
+  fmt::print(stderr, "  total   {:8.3f} s  {}  (wall, end to end)\n", t.total, rate(file_bytes, t.total));
 }
 
 }  // namespace
@@ -161,7 +295,7 @@ void print_stats(const LoadedInput& keys, const SortRequest& request, const Sort
 int run(const Options& options) {
   const auto start = Clock::now();
   // Starting the CUDA driver and context takes a while; let it happen while the input is read.
-  std::future<bool> gpu_found;
+  std::future<std::shared_ptr<GpuResources>> gpu_found;
   if (!options.check && options.backend != Backend::Cpu) gpu_found = std::async(std::launch::async, gpu_initialize);
 
   // Open the outputs first, so an unwritable target fails before any work.
@@ -180,7 +314,8 @@ int run(const Options& options) {
                                  keys.file.name(), keys.column.count));
     }
   }
-  const double load_seconds = seconds_since(start);
+  Timings timings;
+  timings.read = seconds_since(start);
 
   SortRequest request;
   request.key_type = keys.column.type;
@@ -191,28 +326,71 @@ int run(const Options& options) {
 
   Progress progress(keys.column.bytes());
   const KeyType output_type = options.argsort ? KeyType::U64 : request.key_type;
-  if (keys.format == Format::Npy) output->write(make_npy_header(output_type, request.count));
+  // Declared after the outputs: a writer still mapping its output on another thread is waited for before the output
+  // (and its temporary file) goes away.
+  OutputWriter key_writer(*output, keys.format, output_type, request.count, options.threads, progress);
+  std::optional<OutputWriter> value_writer;
   SortIo io;
   io.read_keys = column_reader(keys.column, options.threads, progress);
-  io.write_keys = output_writer(*output, keys.format, output_type, request.count, options.threads, progress);
+  io.write_keys = key_writer.chunk_writer();
   if (values) {
-    if (values->format == Format::Npy) values_output->write(make_npy_header(values->column.type, request.count));
+    value_writer.emplace(*values_output, values->format, values->column.type, request.count, options.threads,
+                         progress);
     io.read_values = column_reader(values->column, options.threads, progress);
-    io.write_values =
-        output_writer(*values_output, values->format, values->column.type, request.count, options.threads, progress);
+    io.write_values = value_writer->chunk_writer();
   }
 
+  const InputSummary summary{keys.file.name(), keys.format, keys.file.bytes().size(), keys.column.bytes()};
+  // While the GPU starts, map in the pages of binary inputs, which are then read straight from the mapping.
+  BackgroundJob prefault_inputs;
+  if (gpu_found.valid() && gpu_found.wait_for(std::chrono::seconds(0)) != std::future_status::ready) {
+    prefault_inputs = BackgroundJob([&, threads = std::max(options.threads / 4, 1u)] {
+      if (keys.format != Format::Text) keys.file.prefault(threads);
+      if (values && values->format != Format::Text) values->file.prefault(threads);
+    });
+  }
+  // Once on the GPU, the inputs (a mapped file, parsed text) are released on another thread while the GPU sorts.
+  BackgroundJob release_inputs;
+  io.inputs_read = [&] {
+    prefault_inputs.join();
+    release_inputs = BackgroundJob([old_keys = std::move(keys), old_values = std::move(values)] {});
+  };
+
   SortStats stats;
-  if (use_gpu(options.backend, gpu_found)) {
-    gpu_sort(request, io, stats);
+  const auto gpu_wait_start = Clock::now();
+  std::shared_ptr<GpuResources> gpu = use_gpu(options.backend, gpu_found);
+  timings.gpu_wait = seconds_since(gpu_wait_start);
+  if (gpu) {
+    gpu_sort(*gpu, request, io, stats);
   } else {
     cpu_sort(request, io, stats);
   }
   const auto commit_start = Clock::now();
+  // The staging buffers are freed while the outputs are completed.
+  BackgroundJob release_gpu([old_gpu = std::move(gpu)] {});
+  key_writer.finish();
+  if (value_writer) value_writer->finish();
   output->commit();
   if (values_output) values_output->commit();
+  // The data are in the files under their names now; the mappings only have to go, beside the staging buffers.
+  BackgroundJob release_outputs([&] {
+    output->release();
+    if (values_output) values_output->release();
+  });
+  release_outputs.join();
+  release_gpu.join();
+  release_inputs.join();
   const double commit_seconds = seconds_since(commit_start);
-  if (options.stats) print_stats(keys, request, stats, load_seconds, commit_seconds, seconds_since(start));
+
+  timings.read += stats.read_seconds;
+  timings.to_gpu = stats.to_device_seconds;
+  timings.sort = stats.sort_seconds;
+  timings.back = stats.to_host_seconds;
+  timings.write = stats.write_seconds + commit_seconds;
+  timings.total = seconds_since(start);
+  timings.setup = std::max(0.0, timings.total - timings.read - timings.to_gpu - timings.sort - timings.back -
+                                    timings.write);
+  if (options.stats) print_stats(summary, request, stats, timings);
   return 0;
 }
 

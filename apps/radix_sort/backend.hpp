@@ -31,9 +31,13 @@ struct SortIo {
   ChunkReader read_values;
   ChunkWriter write_keys;
   ChunkWriter write_values;
+  /// Called, where set, once every input element has been read: the inputs may be released from then on.
+  std::function<void()> inputs_read;
 };
 
-/// What a backend measured. Reader and writer time count as read and write.
+/// What a backend measured, as wall time on the calling thread: reader and writer time count as read and write, and
+/// copies count only where the caller waits for them (the rest overlaps reading and writing). The copies' own
+/// duration, timed on the GPU, is kept apart for their rates.
 struct SortStats {
   std::string device;
   double read_seconds = 0;
@@ -41,6 +45,11 @@ struct SortStats {
   double sort_seconds = 0;
   double to_host_seconds = 0;
   double write_seconds = 0;
+  double setup_seconds = 0;  // allocating and freeing memory
+  double to_device_copy_seconds = 0;
+  double to_host_copy_seconds = 0;
+  double gpu_context_seconds = 0;  // creating the CUDA context, and the pinned staging buffers, at start-up
+  double gpu_staging_seconds = 0;
   size_t bytes_to_device = 0;
   size_t bytes_to_host = 0;
   std::array<unsigned char, 8> smallest_key{};  // the first and last keys of the ascending order, as raw bytes

@@ -6,11 +6,21 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <stdexcept>
 #include <utility>
 
 #include "errors.hpp"
+#include "parallel.hpp"
+
+#ifndef MADV_POPULATE_READ
+#define MADV_POPULATE_READ 22  // Linux 5.14; older kernels answer EINVAL
+#endif
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23  // Linux 5.14; older kernels answer EINVAL and the pages are touched instead
+#endif
 
 namespace radix_sort {
 
@@ -80,6 +90,21 @@ InputFile InputFile::open(const std::string& path) {
   return file;
 }
 
+void InputFile::prefault(unsigned threads) const {
+  if (!mapping_) return;
+  constexpr size_t min_piece = size_t(16) << 20;
+  const size_t page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
+  const size_t pieces = std::clamp<size_t>(size_ / min_piece, 1, std::max(threads, 1u));
+  const size_t piece = (size_ / pieces + page - 1) / page * page;
+  char* const begin = static_cast<char*>(mapping_);
+  parallel_for(pieces, threads, [&](size_t i) {
+    const size_t first = std::min(size_, i * piece);
+    const size_t last = std::min(size_, first + piece);
+    // Only a hint: where it fails (an old kernel), reading faults the pages in instead.
+    if (first < last) ::madvise(begin + first, last - first, MADV_POPULATE_READ);
+  });
+}
+
 InputFile::InputFile(InputFile&& other) noexcept { *this = std::move(other); }
 
 InputFile& InputFile::operator=(InputFile&& other) noexcept {
@@ -132,9 +157,16 @@ AtomicOutput::AtomicOutput(std::string path) : path_(std::move(path)) {
 
 AtomicOutput::~AtomicOutput() {
   if (!committed_) discard();
+  unmap();
+}
+
+void AtomicOutput::unmap() noexcept {
+  if (mapping_) ::munmap(mapping_, mapped_bytes_);
+  mapping_ = nullptr;
 }
 
 void AtomicOutput::discard() noexcept {
+  unmap();
   if (temporary_path_.empty()) return;
   if (fd_ >= 0) ::close(fd_);
   fd_ = -1;
@@ -143,6 +175,8 @@ void AtomicOutput::discard() noexcept {
 }
 
 void AtomicOutput::write(const void* data, size_t bytes) {
+  if (mapping_) throw std::logic_error("AtomicOutput::write after map");
+  written_ += bytes;
   const char* cursor = static_cast<const char*>(data);
   while (bytes > 0) {
     const ssize_t written = ::write(fd_, cursor, bytes);
@@ -155,16 +189,60 @@ void AtomicOutput::write(const void* data, size_t bytes) {
   }
 }
 
+bool AtomicOutput::map(size_t capacity, unsigned threads) {
+  if (temporary_path_.empty() || capacity == 0 || written_ > 0 || mapping_) return false;
+  // Reserving the blocks first means a full disk is an error here rather than a SIGBUS while filling the mapping.
+  int status;
+  while ((status = ::fallocate(fd_, 0, 0, static_cast<off_t>(capacity))) != 0 && errno == EINTR) {
+  }
+  if (status != 0) {
+    if (errno == EOPNOTSUPP || errno == ENOSYS || errno == EINVAL) return false;
+    throw_system_error(fmt::format("cannot write '{}'", path_));
+  }
+  void* mapping = ::mmap(nullptr, capacity, PROT_READ | PROT_WRITE, MAP_SHARED, fd_, 0);
+  if (mapping == MAP_FAILED) {
+    if (::ftruncate(fd_, 0) != 0) throw_system_error(fmt::format("cannot write '{}'", path_));
+    return false;
+  }
+  mapping_ = static_cast<char*>(mapping);
+  mapped_bytes_ = capacity;
+  size_ = capacity;
+  // Fault the pages in now, so filling them later is a plain copy: on half the threads, as this runs beside the
+  // reading and the GPU's start-up, which need cores too.
+  threads = std::max(threads / 2, 1u);
+  constexpr size_t min_piece = size_t(16) << 20;
+  const size_t page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
+  const size_t pieces = std::clamp<size_t>(capacity / min_piece, 1, std::max(threads, 1u));
+  const size_t piece = (capacity / pieces + page - 1) / page * page;
+  parallel_for(pieces, threads, [&](size_t i) {
+    const size_t begin = std::min(capacity, i * piece);
+    const size_t end = std::min(capacity, begin + piece);
+    if (begin == end || ::madvise(mapping_ + begin, end - begin, MADV_POPULATE_WRITE) == 0) return;
+    // The blocks are reserved and read as zeros, so storing a zero in each page faults it in and changes nothing.
+    for (size_t at = begin; at < end; at += page) *static_cast<volatile char*>(mapping_ + at) = 0;
+  });
+  return true;
+}
+
+void AtomicOutput::set_size(size_t bytes) {
+  if (!mapping_ || bytes > mapped_bytes_) throw std::logic_error("AtomicOutput::set_size beyond the mapping");
+  size_ = bytes;
+}
+
 void AtomicOutput::commit() {
   if (temporary_path_.empty()) {
     committed_ = true;
     return;
   }
+  if (mapping_ && size_ != mapped_bytes_ && ::ftruncate(fd_, static_cast<off_t>(size_)) != 0)
+    throw_system_error(fmt::format("cannot write '{}'", path_));
   if (::close(std::exchange(fd_, -1)) != 0) throw_system_error(fmt::format("cannot write '{}'", path_));
   if (::rename(temporary_path_.c_str(), path_.c_str()) != 0)
     throw_system_error(fmt::format("cannot write '{}'", path_));
   temporary_path_.clear();
   committed_ = true;
 }
+
+void AtomicOutput::release() noexcept { unmap(); }
 
 }  // namespace radix_sort

@@ -24,6 +24,9 @@ class InputFile {
   std::string_view bytes() const { return {data_, size_}; }
   /// The name to use in messages ("stdin" for "-").
   const std::string& name() const { return name_; }
+  /// Maps all pages of a mapped file in now, on up to `threads` threads, so that reading it later takes no page
+  /// faults (run it while waiting for something else). Does nothing for stdin and pipes, or where the kernel cannot.
+  void prefault(unsigned threads) const;
 
  private:
   InputFile() = default;
@@ -39,6 +42,9 @@ class InputFile {
 ///   AtomicOutput out("sorted.bin");
 ///   out.write(data, bytes);
 ///   out.commit();  // without this, the destructor removes the temporary file
+/// Large outputs of known (or bounded) size can instead be mapped and filled by several threads at once:
+///   if (out.map(bytes, threads)) { parallel_copy(out.mapped(), data, bytes, threads); }
+///   out.commit();
 class AtomicOutput {
  public:
   /// Creates the temporary file now, so an unwritable target fails before any work. Throws AppError.
@@ -51,17 +57,38 @@ class AtomicOutput {
   void write(const void* data, size_t bytes);
   /// Appends text.
   void write(std::string_view text) { write(text.data(), text.size()); }
+
+  /// Reserves `capacity` bytes of disk for the temporary file (so a full disk fails here, with a message, and never
+  /// while filling), maps them writable and faults the pages in on up to `threads` threads, so that filling them
+  /// later is a plain memory copy. Returns false, changing nothing, where mapping does not apply: stdout, an empty
+  /// output, something already written, or a file system without fallocate(); use write() then. Throws AppError.
+  /// Safe to call on another thread while the caller does other work, as long as nothing else touches this output.
+  bool map(size_t capacity, unsigned threads);
+  /// The mapped bytes (after map() returned true); the file's content is what is stored there.
+  char* mapped() const { return mapping_; }
+  /// The mapped size.
+  size_t mapped_bytes() const { return mapped_bytes_; }
+  /// Sets the size of a mapped output to `bytes` (at most the mapped size), e.g. once the text printed is known.
+  void set_size(size_t bytes);
+
   /// Closes the temporary file and renames it over the target. Throws AppError.
   void commit();
+  /// Unmaps a mapped output (the destructor does it too); after commit() its content stays in the file.
+  void release() noexcept;
   /// The target's name, for messages.
   const std::string& path() const { return path_; }
 
  private:
   void discard() noexcept;
+  void unmap() noexcept;
   std::string path_;
   std::string temporary_path_;
   int fd_ = -1;
   bool committed_ = false;
+  size_t written_ = 0;       // bytes appended by write()
+  char* mapping_ = nullptr;  // after map()
+  size_t mapped_bytes_ = 0;
+  size_t size_ = 0;  // the final size of a mapped output
 };
 
 /// True for a path naming stdin or stdout.

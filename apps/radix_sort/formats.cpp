@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <charconv>
+#include <limits>
+#include <type_traits>
 #include <cstdint>
 #include <cstring>
 #include <string>
@@ -129,44 +131,51 @@ size_t npy_count_from_shape(std::string_view shape, std::string_view name) {
   return dims[0];
 }
 
-/// One piece of text: its parsed values, or where it first failed.
-template <class K>
+/// How parsing one piece of text went.
 struct ParsedPiece {
-  std::vector<K> values;
+  size_t values = 0;
   bool failed = false;
   bool out_of_range = false;
   size_t failed_line = 0;  // counted from the piece's first line
   std::string failed_token;
 };
 
+/// Parses the lines of `piece` into `out`, which has room for one value per line; stops at the first bad line.
 template <class K>
-void parse_piece(std::string_view piece, ParsedPiece<K>& out) {
-  out.values.reserve(static_cast<size_t>(std::count(piece.begin(), piece.end(), '\n')) + 1);
+void parse_piece(std::string_view piece, K* out, ParsedPiece& result) {
   const char* cursor = piece.data();
   const char* const end = piece.data() + piece.size();
+  size_t stored = 0;
   for (size_t line = 0; cursor < end; ++line) {
-    const char* line_end = static_cast<const char*>(std::memchr(cursor, '\n', static_cast<size_t>(end - cursor)));
-    if (!line_end) line_end = end;
     const char* first = cursor;
-    const char* last = line_end;
-    cursor = line_end + 1;
-    while (first < last && is_blank(*first)) ++first;
-    while (last > first && is_blank(last[-1])) --last;
-    if (first == last) continue;
+    while (first < end && is_blank(*first)) ++first;
+    if (first == end) break;
+    if (*first == '\n') {
+      cursor = first + 1;
+      continue;
+    }
     // from_chars takes a leading minus only; a plus sign is allowed in front of a number.
     const char* number = first;
-    if (*number == '+' && last - number > 1 && number[1] != '-' && number[1] != '+') ++number;
+    if (*number == '+' && end - number > 1 && number[1] != '-' && number[1] != '+') ++number;
     K value{};
-    const auto [parsed_end, error] = std::from_chars(number, last, value);
-    if (error != std::errc() || parsed_end != last) {
-      out.failed = true;
-      out.out_of_range = error == std::errc::result_out_of_range && parsed_end == last;
-      out.failed_line = line;
-      out.failed_token.assign(first, std::min<size_t>(static_cast<size_t>(last - first), 40));
-      return;
+    const auto [parsed_end, error] = std::from_chars(number, end, value);
+    const char* after = parsed_end;
+    while (after < end && is_blank(*after)) ++after;
+    if (error == std::errc() && (after == end || *after == '\n')) {
+      out[stored++] = value;
+      cursor = after + 1;
+      continue;
     }
-    out.values.push_back(value);
+    const char* line_end = static_cast<const char*>(std::memchr(first, '\n', static_cast<size_t>(end - first)));
+    const char* last = line_end ? line_end : end;
+    while (last > first && is_blank(last[-1])) --last;
+    result.failed = true;
+    result.out_of_range = error == std::errc::result_out_of_range && parsed_end == last;
+    result.failed_line = line;
+    result.failed_token.assign(first, std::min<size_t>(static_cast<size_t>(last - first), 40));
+    break;
   }
+  result.values = stored;
 }
 
 /// Splits text into about `pieces` runs of whole lines.
@@ -186,15 +195,31 @@ std::vector<std::string_view> split_lines(std::string_view text, size_t pieces) 
   return result;
 }
 
+size_t count_newlines(std::string_view text) {
+  size_t count = 0;
+  for (const char c : text) count += c == '\n';
+  return count;
+}
+
 template <class K>
 Column parse_text_as(std::string_view text, unsigned threads, std::string_view name) {
   const std::vector<std::string_view> pieces = split_lines(text, size_t(threads) * 4);
-  std::vector<ParsedPiece<K>> parsed(pieces.size());
-  parallel_for(pieces.size(), threads, [&](size_t i) { parse_piece(pieces[i], parsed[i]); });
+  // Each line holds at most one value: count the lines of every piece to know where its values go.
+  std::vector<size_t> newlines(pieces.size());
+  parallel_for(pieces.size(), threads, [&](size_t i) { newlines[i] = count_newlines(pieces[i]); });
+  std::vector<size_t> offsets(pieces.size());
+  size_t room = 0;
+  for (size_t i = 0; i < pieces.size(); ++i) {
+    offsets[i] = room;
+    room += newlines[i] + (pieces[i].back() == '\n' ? 0 : 1);
+  }
+  // Left uninitialized: the parsing threads write (and fault in) their own parts.
+  std::shared_ptr<K[]> values(new K[std::max<size_t>(room, 1)]);
+  std::vector<ParsedPiece> parsed(pieces.size());
+  parallel_for(pieces.size(), threads, [&](size_t i) { parse_piece(pieces[i], values.get() + offsets[i], parsed[i]); });
 
   size_t lines_before = 0;
   size_t total = 0;
-  std::vector<size_t> offsets(pieces.size());
   for (size_t i = 0; i < pieces.size(); ++i) {
     if (parsed[i].failed) {
       const size_t line = lines_before + parsed[i].failed_line + 1;
@@ -205,43 +230,45 @@ Column parse_text_as(std::string_view text, unsigned threads, std::string_view n
       throw AppError(fmt::format("{}:{}: '{}' is not a valid {} number", name, line, parsed[i].failed_token,
                                  key_type_name(key_type_of<K>())));
     }
-    lines_before += static_cast<size_t>(std::count(pieces[i].begin(), pieces[i].end(), '\n'));
-    offsets[i] = total;
-    total += parsed[i].values.size();
+    lines_before += newlines[i];
+    // Blank lines leave gaps; close them (nothing moves for text without blank lines).
+    if (offsets[i] != total) std::memmove(values.get() + total, values.get() + offsets[i], parsed[i].values * sizeof(K));
+    total += parsed[i].values;
   }
-
-  auto values = std::make_shared<std::vector<K>>(total);
-  parallel_for(pieces.size(), threads, [&](size_t i) {
-    std::copy(parsed[i].values.begin(), parsed[i].values.end(), values->begin() + static_cast<ptrdiff_t>(offsets[i]));
-    std::vector<K>().swap(parsed[i].values);
-  });
-  return Column{key_type_of<K>(), total, values->data(), values};
+  K* data = values.get();
+  return Column{key_type_of<K>(), total, data, std::shared_ptr<const void>(values, data)};
 }
 
+/// Splits `count` elements into runs for the printing threads; at least `min_items` each.
+constexpr size_t min_print_items = size_t(1) << 16;
+
 template <class K>
-void format_text_as(const K* keys, size_t count, unsigned threads, const std::function<void(std::string_view)>& sink) {
-  // Longest forms: "-9223372036854775808", "-2.2250738585072014e-308"; plus the newline.
-  constexpr size_t max_chars = 32;
-  constexpr size_t piece_items = size_t(1) << 20;
-  const size_t pieces_per_round = std::max(threads, 1u);
-  std::vector<std::string> texts(pieces_per_round);
-  for (size_t round_begin = 0; round_begin < count; round_begin += piece_items * pieces_per_round) {
-    const size_t round_end = std::min(count, round_begin + piece_items * pieces_per_round);
-    const size_t pieces = (round_end - round_begin + piece_items - 1) / piece_items;
-    parallel_for(pieces, threads, [&](size_t piece) {
-      const size_t begin = round_begin + piece * piece_items;
-      const size_t end = std::min(round_end, begin + piece_items);
-      std::string& text = texts[piece];
-      text.resize((end - begin) * max_chars);
-      char* out = text.data();
-      for (size_t i = begin; i < end; ++i) {
-        out = std::to_chars(out, out + max_chars, keys[i]).ptr;
-        *out++ = '\n';
-      }
-      text.resize(static_cast<size_t>(out - text.data()));
-    });
-    for (size_t piece = 0; piece < pieces; ++piece) sink(texts[piece]);
+void print_as(const K* keys, size_t count, unsigned threads, std::vector<std::unique_ptr<char[]>>& buffers,
+              std::vector<size_t>& capacities, std::vector<std::string_view>& pieces) {
+  const size_t max_chars = max_text_line(key_type_of<K>());
+  const size_t runs = std::clamp<size_t>(count / min_print_items, 1, threads);
+  const size_t run_items = (count + runs - 1) / runs;
+  if (buffers.size() < runs) {
+    buffers.resize(runs);
+    capacities.resize(runs, 0);
   }
+  pieces.assign(count == 0 ? 0 : runs, std::string_view{});
+  parallel_for(pieces.size(), threads, [&](size_t run) {
+    const size_t begin = std::min(count, run * run_items);
+    const size_t end = std::min(count, begin + run_items);
+    const size_t needed = (end - begin) * max_chars;
+    if (capacities[run] < needed) {
+      buffers[run].reset(new char[needed]);
+      capacities[run] = needed;
+    }
+    char* const text = buffers[run].get();
+    char* out = text;
+    for (size_t i = begin; i < end; ++i) {
+      out = std::to_chars(out, out + max_chars, keys[i]).ptr;
+      *out++ = '\n';
+    }
+    pieces[run] = std::string_view(text, static_cast<size_t>(out - text));
+  });
 }
 
 }  // namespace
@@ -361,12 +388,35 @@ Column parse_text(std::string_view text, KeyType type, unsigned threads, std::st
                         [&](auto tag) { return parse_text_as<typename decltype(tag)::type>(text, threads, name); });
 }
 
+size_t max_text_line(KeyType type) {
+  // Longest forms: "-9223372036854775808", "-2.2250738585072014e-308", "-1.17549435e-38"; plus the newline.
+  return visit_key_type(type, [](auto tag) -> size_t {
+    using K = typename decltype(tag)::type;
+    if constexpr (std::is_floating_point_v<K>) {
+      return sizeof(K) == 4 ? 16 : 25;
+    } else {
+      return std::numeric_limits<K>::digits10 + 1 + (std::is_signed_v<K> ? 1 : 0) + 1;
+    }
+  });
+}
+
+const std::vector<std::string_view>& TextPrinter::print(const void* data, size_t count) {
+  visit_key_type(type_, [&](auto tag) {
+    using K = typename decltype(tag)::type;
+    print_as(static_cast<const K*>(data), count, threads_, buffers_, capacities_, pieces_);
+  });
+  return pieces_;
+}
+
 void format_text(const void* data, KeyType type, size_t count, unsigned threads,
                  const std::function<void(std::string_view)>& sink) {
-  visit_key_type(type, [&](auto tag) {
-    using K = typename decltype(tag)::type;
-    format_text_as(static_cast<const K*>(data), count, threads, sink);
-  });
+  TextPrinter printer(type, threads);
+  const size_t element = key_type_size(type);
+  const size_t round_items = size_t(threads) << 20;
+  for (size_t first = 0; first < count; first += round_items) {
+    const size_t items = std::min(round_items, count - first);
+    for (std::string_view piece : printer.print(static_cast<const char*>(data) + first * element, items)) sink(piece);
+  }
 }
 
 size_t text_line_of_value(std::string_view text, size_t index) {

@@ -1,12 +1,14 @@
 #pragma once
 // The three file formats: raw little-endian binary, text (one number per line) and NumPy .npy.
 
+#include <algorithm>
 #include <cstddef>
 #include <functional>
 #include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "key_type.hpp"
 
@@ -71,6 +73,27 @@ Column parse_text(std::string_view text, KeyType type, unsigned threads, std::st
 /// large pieces, in order. Floats print in the shortest form that reads back to the same value.
 void format_text(const void* data, KeyType type, size_t count, unsigned threads,
                  const std::function<void(std::string_view)>& sink);
+
+/// The longest line, newline included, that printing one element of `type` makes.
+size_t max_text_line(KeyType type);
+
+/// Prints elements one per line on several threads into buffers it keeps from call to call.
+/// Example:
+///   TextPrinter printer(KeyType::I32, 16);
+///   for (std::string_view piece : printer.print(keys, count)) out.write(piece);
+class TextPrinter {
+ public:
+  TextPrinter(KeyType type, unsigned threads) : type_(type), threads_(std::max(threads, 1u)) {}
+  /// Prints `count` elements of `data`: the text, in order, as pieces valid until the next call.
+  const std::vector<std::string_view>& print(const void* data, size_t count);
+
+ private:
+  KeyType type_;
+  unsigned threads_;
+  std::vector<std::unique_ptr<char[]>> buffers_;
+  std::vector<size_t> capacities_;
+  std::vector<std::string_view> pieces_;
+};
 
 /// The 1-based line of the `index`-th value of a text input (blank lines hold no value).
 size_t text_line_of_value(std::string_view text, size_t index);

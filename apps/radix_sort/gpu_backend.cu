@@ -5,6 +5,10 @@
 #include <chrono>
 #include <cstdint>
 #include <cstring>
+#include <future>
+#include <memory>
+#include <optional>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -23,7 +27,7 @@ using Clock = std::chrono::steady_clock;
 double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
 
 /// Large enough to run copies near full PCIe speed, small enough that two stay cheap to pin.
-constexpr size_t staging_bytes = size_t(64) << 20;
+constexpr size_t staging_bytes = size_t(32) << 20;
 
 std::string human_bytes(size_t bytes) {
   if (bytes >= (size_t(1) << 30)) return fmt::format("{:.2f} GiB", static_cast<double>(bytes) / (1 << 30));
@@ -85,14 +89,24 @@ struct ChunkCopy {
   Event stop;
 };
 
+}  // namespace
+
+struct GpuResources {
+  std::string device;
+  Stream stream;
+  PinnedBuffer staging[2] = {PinnedBuffer(staging_bytes), PinnedBuffer(staging_bytes)};
+  double context_seconds = 0;
+  double staging_seconds = 0;
+};
+
+namespace {
+
 /// Moves arrays between host readers/writers and the GPU through two pinned staging buffers, so that the host side
 /// of one chunk (reading, parsing, writing) overlaps the copy of the next.
 class StagedTransfer {
  public:
-  StagedTransfer(cudaStream_t stream, size_t largest_array_bytes)
-      : stream_(stream),
-        chunk_bytes_(std::min(staging_bytes, std::max<size_t>(largest_array_bytes, 8))),
-        buffers_{PinnedBuffer(chunk_bytes_), PinnedBuffer(chunk_bytes_)} {}
+  StagedTransfer(cudaStream_t stream, PinnedBuffer (&buffers)[2])
+      : stream_(stream), chunk_bytes_(staging_bytes), buffers_(buffers) {}
 
   /// Copies `count` elements of `element_bytes` from `read` to `device`; returns the copy time (GPU-timed).
   double upload(const ChunkReader& read, void* device, size_t count, size_t element_bytes, double& read_seconds) {
@@ -155,7 +169,7 @@ class StagedTransfer {
 
   cudaStream_t stream_;
   size_t chunk_bytes_;
-  PinnedBuffer buffers_[2];
+  PinnedBuffer (&buffers_)[2];
 };
 
 __global__ void fill_indices(uint64_t* indices, size_t count) {
@@ -197,28 +211,44 @@ cudaError_t device_sort(const SortRequest& request, void* temp, size_t& temp_byt
 
 }  // namespace
 
-bool gpu_initialize() {
+std::shared_ptr<GpuResources> gpu_initialize() {
   int devices = 0;
   // No driver or no device both mean "no GPU here": the caller falls back to the CPU.
-  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) return false;
+  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) return nullptr;
+  // The device's name (for messages) is looked up beside the context's creation: both take a while.
+  auto name = std::async(std::launch::async, [] {
+    cudaDeviceProp properties{};
+    prims::check(cudaGetDeviceProperties(&properties, 0), "cudaGetDeviceProperties");
+    return std::string(properties.name);
+  });
+  const auto start = Clock::now();
   prims::check(cudaSetDevice(0), "cudaSetDevice");
   prims::check(cudaFree(nullptr), "creating the CUDA context");
-  return true;
+  const double context_seconds = seconds_since(start);
+  const auto staging_start = Clock::now();
+  auto gpu = std::make_shared<GpuResources>();
+  gpu->staging_seconds = seconds_since(staging_start);
+  gpu->context_seconds = context_seconds;
+  gpu->device = name.get();
+  return gpu;
 }
 
-void gpu_sort(const SortRequest& request, const SortIo& io, SortStats& stats) {
-  cudaDeviceProp properties{};
-  prims::check(cudaGetDeviceProperties(&properties, 0), "cudaGetDeviceProperties");
-  stats.device = properties.name;
+void gpu_sort(GpuResources& gpu, const SortRequest& request, const SortIo& io, SortStats& stats) {
+  stats.device = gpu.device;
+  stats.gpu_context_seconds = gpu.context_seconds;
+  stats.gpu_staging_seconds = gpu.staging_seconds;
   if (request.count == 0) return;
+  // The CUDA runtime uses the device of the calling thread, and gpu_initialize ran on another one.
+  prims::check(cudaSetDevice(0), "cudaSetDevice");
+  const auto setup_start = Clock::now();
 
   const bool has_values = request.value_bytes > 0 || request.argsort;
   const size_t key_bytes = request.count * key_type_size(request.key_type);
   const size_t value_bytes =
       has_values ? request.count * (request.argsort ? sizeof(uint64_t) : request.value_bytes) : 0;
-  Stream stream;
+  const cudaStream_t stream = gpu.stream.get();
   size_t temp_bytes = 0;
-  prims::check(device_sort(request, nullptr, temp_bytes, nullptr, nullptr, stream.get()), "sizing the sort's scratch");
+  prims::check(device_sort(request, nullptr, temp_bytes, nullptr, nullptr, stream), "sizing the sort's scratch");
 
   size_t free_bytes = 0;
   size_t total_bytes = 0;
@@ -230,34 +260,58 @@ void gpu_sort(const SortRequest& request, const SortIo& io, SortStats& stats) {
         "sort a smaller file or use --backend cpu",
         request.count, key_type_name(request.key_type), human_bytes(needed), human_bytes(key_bytes),
         human_bytes(value_bytes), human_bytes(temp_bytes), human_bytes(free_bytes), human_bytes(total_bytes),
-        properties.name));
+        gpu.device));
   }
-  const prims::DeviceBuffer<std::byte> keys = allocate(key_bytes, "keys");
-  const prims::DeviceBuffer<std::byte> values = allocate(value_bytes, "values");
+  std::optional<prims::DeviceBuffer<std::byte>> keys_buffer(allocate(key_bytes, "keys"));
+  std::optional<prims::DeviceBuffer<std::byte>> values_buffer(allocate(value_bytes, "values"));
   // At least one byte: a null scratch pointer would ask the sort for its size instead of running it.
-  const prims::DeviceBuffer<std::byte> temp = allocate(std::max<size_t>(temp_bytes, 1), "sort scratch");
+  std::optional<prims::DeviceBuffer<std::byte>> temp_buffer(allocate(std::max<size_t>(temp_bytes, 1), "sort scratch"));
+  const prims::DeviceBuffer<std::byte>& keys = *keys_buffer;
+  const prims::DeviceBuffer<std::byte>& values = *values_buffer;
+  const prims::DeviceBuffer<std::byte>& temp = *temp_buffer;
+  stats.setup_seconds += seconds_since(setup_start);
+  // Freeing is set-up time too; measured here rather than left to the destructors.
+  const auto release = [&] {
+    const auto release_start = Clock::now();
+    temp_buffer.reset();
+    values_buffer.reset();
+    keys_buffer.reset();
+    stats.setup_seconds += seconds_since(release_start);
+  };
 
-  StagedTransfer transfer(stream.get(), std::max(key_bytes, value_bytes));
-  stats.to_device_seconds +=
-      transfer.upload(io.read_keys, keys.data(), request.count, key_type_size(request.key_type), stats.read_seconds);
+  StagedTransfer transfer(stream, gpu.staging);
+  // Both directions: wall time the caller waits (less reading and writing), and the copies' own GPU time.
+  const auto timed_upload = [&](const ChunkReader& read, void* device, size_t element_bytes) {
+    const auto start = Clock::now();
+    const double read_before = stats.read_seconds;
+    stats.to_device_copy_seconds += transfer.upload(read, device, request.count, element_bytes, stats.read_seconds);
+    stats.to_device_seconds += seconds_since(start) - (stats.read_seconds - read_before);
+  };
+  const auto timed_download = [&](const void* device, size_t element_bytes, const ChunkWriter& write) {
+    const auto start = Clock::now();
+    const double write_before = stats.write_seconds;
+    stats.to_host_copy_seconds += transfer.download(device, request.count, element_bytes, write, stats.write_seconds);
+    stats.to_host_seconds += seconds_since(start) - (stats.write_seconds - write_before);
+  };
+  timed_upload(io.read_keys, keys.data(), key_type_size(request.key_type));
   stats.bytes_to_device += key_bytes;
   if (request.argsort) {
     constexpr int block_threads = 256;
     const int blocks = static_cast<int>(std::min<size_t>((request.count + block_threads - 1) / block_threads, 65536));
-    fill_indices<<<blocks, block_threads, 0, stream.get()>>>(reinterpret_cast<uint64_t*>(values.data()), request.count);
+    fill_indices<<<blocks, block_threads, 0, stream>>>(reinterpret_cast<uint64_t*>(values.data()), request.count);
     prims::check(cudaGetLastError(), "launching fill_indices");
   } else if (has_values) {
-    stats.to_device_seconds +=
-        transfer.upload(io.read_values, values.data(), request.count, request.value_bytes, stats.read_seconds);
+    timed_upload(io.read_values, values.data(), request.value_bytes);
     stats.bytes_to_device += value_bytes;
   }
+  if (io.inputs_read) io.inputs_read();
 
   Event sort_start;
   Event sort_stop;
-  prims::check(cudaEventRecord(sort_start.get(), stream.get()), "cudaEventRecord");
-  prims::check(device_sort(request, temp.data(), temp_bytes, keys.data(), values.data(), stream.get()), "sorting");
-  prims::check(cudaEventRecord(sort_stop.get(), stream.get()), "cudaEventRecord");
-  prims::check(cudaStreamSynchronize(stream.get()), "sorting");
+  prims::check(cudaEventRecord(sort_start.get(), stream), "cudaEventRecord");
+  prims::check(device_sort(request, temp.data(), temp_bytes, keys.data(), values.data(), stream), "sorting");
+  prims::check(cudaEventRecord(sort_stop.get(), stream), "cudaEventRecord");
+  prims::check(cudaStreamSynchronize(stream), "sorting");
   stats.sort_seconds = elapsed_seconds(sort_start, sort_stop);
 
   const size_t key_size = key_type_size(request.key_type);
@@ -270,18 +324,18 @@ void gpu_sort(const SortRequest& request, const SortIo& io, SortStats& stats) {
                "copying from the GPU");
 
   if (request.argsort) {
-    stats.to_host_seconds +=
-        transfer.download(values.data(), request.count, sizeof(uint64_t), io.write_keys, stats.write_seconds);
+    timed_download(values.data(), sizeof(uint64_t), io.write_keys);
     stats.bytes_to_host += value_bytes;
+    release();
     return;
   }
-  stats.to_host_seconds += transfer.download(keys.data(), request.count, key_size, io.write_keys, stats.write_seconds);
+  timed_download(keys.data(), key_size, io.write_keys);
   stats.bytes_to_host += key_bytes;
   if (has_values) {
-    stats.to_host_seconds +=
-        transfer.download(values.data(), request.count, request.value_bytes, io.write_values, stats.write_seconds);
+    timed_download(values.data(), request.value_bytes, io.write_values);
     stats.bytes_to_host += value_bytes;
   }
+  release();
 }
 
 }  // namespace radix_sort

@@ -129,6 +129,43 @@ TEST_F(AtomicOutputTest, LeavesNothingWithoutCommit) {
   EXPECT_EQ(entries(), 0u);
 }
 
+TEST_F(AtomicOutputTest, MappedOutputIsFilledInPlaceAndCutToItsSize) {
+  const size_t capacity = size_t(5) << 20;
+  {
+    AtomicOutput output(path("mapped.bin"));
+    if (!output.map(capacity, 3)) GTEST_SKIP() << "this file system has no fallocate()";
+    ASSERT_EQ(output.mapped_bytes(), capacity);
+    EXPECT_FALSE(std::filesystem::exists(path("mapped.bin")));
+    for (size_t i = 0; i < capacity; ++i) output.mapped()[i] = static_cast<char>('a' + i % 26);
+    output.set_size(capacity - 7);
+    output.commit();
+  }
+  EXPECT_EQ(std::filesystem::file_size(path("mapped.bin")), capacity - 7);
+  std::ifstream in(path("mapped.bin"), std::ios::binary);
+  const std::string text(std::istreambuf_iterator<char>(in), {});
+  ASSERT_EQ(text.size(), capacity - 7);
+  EXPECT_EQ(text.substr(0, 3), "abc");
+  EXPECT_EQ(text.back(), static_cast<char>('a' + (capacity - 8) % 26));
+  EXPECT_EQ(entries(), 1u);
+}
+
+TEST_F(AtomicOutputTest, MappedOutputLeavesNothingWithoutCommit) {
+  {
+    AtomicOutput output(path("mapped.bin"));
+    if (output.map(size_t(1) << 20, 2)) output.mapped()[0] = 'x';
+  }
+  EXPECT_EQ(entries(), 0u);
+}
+
+TEST_F(AtomicOutputTest, MapsOnlyWhatItCanFillInPlace) {
+  AtomicOutput output(path("written.bin"));
+  EXPECT_FALSE(output.map(0, 2));
+  output.write("abc");
+  EXPECT_FALSE(output.map(100, 2));  // already appended to
+  AtomicOutput standard_output("-");
+  EXPECT_FALSE(standard_output.map(100, 2));
+}
+
 TEST_F(AtomicOutputTest, ReplacesAnExistingFileAndKeepsItsMode) {
   { std::ofstream(path("same.bin")) << "old"; }
   ::chmod(path("same.bin").c_str(), 0640);

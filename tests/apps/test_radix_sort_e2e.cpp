@@ -176,6 +176,30 @@ TEST_P(RadixSortApp, SortsNpyAndWritesNpy) {
                         test::gather(keys, test::stable_order(keys, false))));
 }
 
+// Large enough for the outputs to be mapped and filled by several threads, with blank lines and padding to skip.
+TEST_P(RadixSortApp, SortsLargeTextAndNpy) {
+  const std::vector<int64_t> keys = random_keys<int64_t>(700'001, 11);
+  std::string text;
+  for (size_t i = 0; i < keys.size(); ++i) {
+    text += (i % 1000 == 7 ? "  " : "") + std::to_string(keys[i]) + (i % 777 == 0 ? "\n\n" : "\n");
+  }
+  write_file(path("in.txt"), text);
+  write_file(path("in.npy"), make_npy_header(KeyType::I64, keys.size()) + as_bytes(keys));
+  RunResult result = run("in.txt --type i64 -o out.txt");
+  ASSERT_EQ(result.status, 0) << result.err;
+  std::vector<int64_t> sorted = keys;
+  std::sort(sorted.begin(), sorted.end());
+  std::string expected;
+  for (const int64_t key : sorted) expected += std::to_string(key) + "\n";
+  EXPECT_TRUE(read_file(path("out.txt")) == expected);
+  result = run("in.npy -o out.npy");
+  ASSERT_EQ(result.status, 0) << result.err;
+  const std::string out = read_file(path("out.npy"));
+  const NpyHeader header = parse_npy_header(out, "out.npy");
+  EXPECT_EQ(header.count, keys.size());
+  EXPECT_TRUE(from_bytes<int64_t>(std::string_view(out).substr(header.data_offset)) == sorted);
+}
+
 TEST_P(RadixSortApp, SortsTextAndWritesText) {
   write_file(path("in.txt"), "  5\n-3\n\n+12\n0\n-3\n");
   const RunResult result = run("in.txt -o out.txt -r");
