@@ -2,7 +2,7 @@
 """Turns bench JSON files into PNG plots: throughput (GB/s, or G items/s for sorts) against size, one panel per
 (bench, type, variant), one line per contender.
 
-    python3 bench/plot.py bench/results/*.json -o bench/results/plot.png
+    python3 bench/plot.py bench/results/*.json -o bench/results/plot.png [--only sum:i32:WarpShuffle ...]
 """
 import argparse
 import json
@@ -13,6 +13,9 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+
+
+COLORS = {"prims": "tab:green", "CUB": "tab:blue", "Thrust": "tab:orange"}
 
 
 def load(paths):
@@ -37,15 +40,20 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("json", nargs="+")
     parser.add_argument("-o", "--output", required=True)
+    parser.add_argument("--only", nargs="*", help='panels to draw, as "bench:type:variant" (default: all)')
     args = parser.parse_args()
     device, panels = load(args.json)
+    panels = dict(sorted(panels.items()))
+    if args.only:  # in the order given
+        panels = {key: panels[key] for key in (tuple(name.split(":", 2)) for name in args.only) if key in panels}
     columns = min(4, len(panels))
     rows = math.ceil(len(panels) / columns)
     fig, axes = plt.subplots(rows, columns, figsize=(4.2 * columns, 3.2 * rows), squeeze=False)
-    for ax, (key, contenders) in zip(axes.flat, sorted(panels.items())):
+    for ax, (key, contenders) in zip(axes.flat, panels.items()):
         for contender, points in sorted(contenders.items()):
             points.sort()
-            ax.plot([math.log2(n) for n, _ in points], [v for _, v in points], marker="o", ms=3, label=contender)
+            ax.plot([math.log2(n) for n, _ in points], [v for _, v in points], marker="o", ms=3, label=contender,
+                    color=COLORS.get(contender, "tab:gray"))
         ax.set_title(" ".join(k for k in key if k and k != "-"), fontsize=9)
         ax.set_xlabel("log2(n)")
         unit = "G items/s" if key[0].startswith("sort") else "GB/s"

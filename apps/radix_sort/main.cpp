@@ -1,4 +1,4 @@
-// radix_sort: sorts files of numbers on the GPU. See USAGE.md.
+// radix_sort: sorts files of numbers on the GPU (usage in the README).
 
 #include <fmt/format.h>
 
