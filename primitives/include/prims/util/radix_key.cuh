@@ -98,18 +98,19 @@ enum class Order { Ascending, Descending };
 template <class K>
 struct DigitExtractor {
   using Bits = typename RadixKey<K>::Bits;
-  Bits flip;
+  /// The digit's bits are complemented (XORed with this) for descending order.
+  unsigned flip;
   int shift;
-  Bits mask;
+  unsigned mask;
 
   __host__ __device__ DigitExtractor(Order order, int shift_, int num_bits)
-      : flip(order == Order::Descending ? static_cast<Bits>(~Bits{0}) : Bits{0}),
+      : flip(order == Order::Descending ? static_cast<unsigned>((std::uint64_t{1} << num_bits) - 1) : 0u),
         shift(shift_),
-        mask(static_cast<Bits>((std::uint64_t{1} << num_bits) - 1)) {}
+        mask(static_cast<unsigned>((std::uint64_t{1} << num_bits) - 1)) {}
 
+  /// Shift, mask and flip: two instructions for integer keys.
   __host__ __device__ unsigned operator()(K key) const {
-    const Bits bits = static_cast<Bits>(RadixKey<K>::ordered_bits(key) ^ flip);
-    return static_cast<unsigned>(static_cast<Bits>(bits >> shift) & mask);
+    return (static_cast<unsigned>(RadixKey<K>::ordered_bits(key) >> shift) & mask) ^ flip;
   }
 };
 

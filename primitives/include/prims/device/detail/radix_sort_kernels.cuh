@@ -39,21 +39,28 @@ struct TileCountsPolicySm90 {
 };
 
 /// Tuning of Onesweep on Hopper. Pass kernel: 384 threads capped at 80 registers, so two blocks share an SM and
-/// one block's look-back wait is covered by the other's work; 20 keys a thread for 4-byte items (a 30 KB tile)
-/// and 15 for 8-byte ones (45 KB), measured best at 2^24..2^28 among 256 and 384 threads of 12 to 20 keys. A
-/// look-back step reads 4 earlier tiles' words at once. Histogram kernel: a persistent grid reading 64 bytes of
-/// keys a thread per tile (16 4-byte keys), with `histogram_copies` copies of the shared counters (lane l adds
-/// to copy l % copies) so that skewed digits collide less.
+/// one block's look-back wait is covered by the other's work. Keys a thread: 24 for keys-only sorts of up to
+/// 4-byte keys (a 36 KB tile), 20 for pairs of 4-byte items, 15 for 8-byte items; measured best at 2^24..2^28
+/// among 256, 384 and 512 threads of 10 to 28 keys (u32 2^28: 384x16 6956 us, 384x20 6345, 384x24 5828; 384x28
+/// spills). Ranking finds equal digits with one ballot per digit bit: __match_any_sync measured 1.5x slower on
+/// the whole sort (its pipe saturates). A look-back step reads 4 earlier tiles' words at once.
+/// Histogram kernel: a persistent grid of 4 blocks an SM reading 16-byte vectors, 64 bytes of keys a thread per
+/// tile, with `histogram_copies` copies of the shared counters (lane l adds to copy l % copies) so that skewed
+/// digits collide less; it is bound by shared atomics.
 template <class K, class V>
 struct OnesweepPolicySm90 {
   static constexpr int radix_bits = 8;
   static constexpr int block_threads = 384;
-  static constexpr int items_per_thread = kSortItemBytes<K, V> <= 4 ? 20 : kSortItemBytes<K, V> <= 8 ? 15 : 5;
+  static constexpr int items_per_thread = !kHasValues<V> && sizeof(K) <= 4 ? 24
+                                          : kSortItemBytes<K, V> <= 4      ? 20
+                                          : kSortItemBytes<K, V> <= 8      ? 15
+                                                                           : 5;
   static constexpr int min_blocks_per_sm = 2;
   static constexpr int lookback_words_per_step = 4;
+  static constexpr bool rank_with_match_any = false;
   static constexpr int histogram_block_threads = 256;
   static constexpr int histogram_items_per_thread = sizeof(K) <= 4 ? 16 : 8;
-  static constexpr int histogram_blocks_per_sm = 8;
+  static constexpr int histogram_blocks_per_sm = 4;
   static constexpr int histogram_copies = 2;
 };
 

@@ -4,9 +4,10 @@
 //   1. onesweep_histogram_kernel      one read of the keys counts the digits of every pass at once;
 //   2. onesweep_digit_starts_kernel   one block a pass turns its histogram into each digit's first position and
 //                                     notes whether the pass is trivial (every key has the same digit);
-//   3. onesweep_pass_kernel           one launch a pass: each block takes the next tile id from a counter, counts
-//      its tile's digits warp by warp, publishes those counts at once (so later tiles stop waiting on it), ranks
-//      its keys, then looks back across earlier tiles for each digit's output position while it puts its keys
+//   3. onesweep_pass_kernel           one launch a pass: each block takes the next tile id from a counter, ranks
+//      its tile's keys warp by warp (one ballot per digit bit finds a key's peers, and one shared atomic per group
+//      of peers counts them), publishes the tile's digit counts at once (so later tiles stop waiting on it), then
+//      looks back across earlier tiles for each digit's output position while it puts its keys
 //      into shared memory in rank order, and finally writes each digit's run with coalesced stores.
 // Look-back words pack a 2-bit state and a 30-bit count, so one pass covers fewer than 2^30 keys
 // (kOnesweepMaxItems); larger inputs go to TileCounts. Tile 0 publishes each digit's global start plus its own
@@ -37,6 +38,12 @@ inline constexpr unsigned kLookbackInclusive = 2u << 30;
 /// The most keys Onesweep sorts: every count fits in a look-back word's 30 bits.
 inline constexpr size_t kOnesweepMaxItems = kLookbackValueMask;
 
+/// N keys read or written as one 16-byte access.
+template <class K, int N>
+struct alignas(16) KeyVector {
+  K keys[N];
+};
+
 template <class Policy, class K>
 __global__ void __launch_bounds__(Policy::histogram_block_threads)
     onesweep_histogram_kernel(const K* __restrict__ keys, size_t n, Order order, int begin_bit, int end_bit,
@@ -62,36 +69,57 @@ __global__ void __launch_bounds__(Policy::histogram_block_threads)
 
   const int num_passes = radix_passes(begin_bit, end_bit, Policy::radix_bits);
   const int lane = threadIdx.x % warp::kWarpThreads;
-  unsigned* my_counts = counts + (lane % Policy::histogram_copies) * kCopyWords;
-  auto count_key = [&](K key, unsigned* into, unsigned amount) {
+  // Shared-window addresses: the block's first copy of the counters and this lane's copy.
+  const unsigned counts_address = static_cast<unsigned>(__cvta_generic_to_shared(counts));
+  const unsigned my_counts = counts_address + (lane % Policy::histogram_copies) * kCopyWords * 4u;
+  auto count_key = [&](K key, unsigned into, unsigned amount) {
 #pragma unroll
     for (int pass = 0; pass < kMaxPasses; ++pass) {
       if (pass < num_passes) {
         const unsigned digit = pass_digit<K>(order, begin_bit, end_bit, Policy::radix_bits, pass)(key);
-        atomicAdd(&into[pass * kDigits + digit], amount);
+        asm volatile("red.shared.add.u32 [%0], %1;"
+                     :
+                     : "r"(into + (pass * kDigits + digit) * 4u), "r"(amount)
+                     : "memory");
       }
     }
   };
 
-  const size_t num_full_tiles = n / kTileItems;
+  // Keys are read 16 bytes at a time from the first 16-byte boundary on; block 0 counts the keys before it.
+  constexpr int kVector = 16 / sizeof(K) > 0 ? 16 / sizeof(K) : 1;
+  static_assert(kItems % kVector == 0, "histogram items come in whole 16-byte vectors");
+  using Vector = KeyVector<K, kVector>;
+  const size_t misaligned = (reinterpret_cast<size_t>(keys) / sizeof(K)) % kVector;
+  const size_t head = misaligned == 0 ? 0 : (kVector - misaligned < n ? kVector - misaligned : n);
+  if (blockIdx.x == 0 && threadIdx.x < head) count_key(keys[threadIdx.x], my_counts, 1);
+  const Vector* body = reinterpret_cast<const Vector*>(keys + head);
+  const size_t num_full_tiles = (n - head) / kTileItems;
   for (size_t tile = blockIdx.x; tile < num_full_tiles; tile += gridDim.x) {
-    K tile_keys[kItems];
+    Vector vectors[kItems / kVector];
 #pragma unroll
-    for (int i = 0; i < kItems; ++i) tile_keys[i] = keys[tile * kTileItems + i * kThreads + threadIdx.x];
+    for (int i = 0; i < kItems / kVector; ++i) {
+      vectors[i] = body[(tile * kItems / kVector + i) * kThreads + threadIdx.x];
+    }
 #pragma unroll
-    for (int i = 0; i < kItems; ++i) {
-      // A warp holding one key value (all-equal and low-entropy inputs) adds 32 once instead of colliding.
-      const K first = prims::detail::shuffle_index(tile_keys[i], 0);
-      if (__all_sync(prims::detail::kFullWarpMask,
-                     RadixKey<K>::raw_bits(tile_keys[i]) == RadixKey<K>::raw_bits(first))) {
-        if (lane == 0) count_key(first, counts, warp::kWarpThreads);
+    for (int i = 0; i < kItems / kVector; ++i) {
+      // A warp whose keys of this vector all equal lane 0's first one (all-equal and low-entropy inputs) adds them
+      // once instead of colliding.
+      const K first = prims::detail::shuffle_index(vectors[i].keys[0], 0);
+      bool same = true;
+#pragma unroll
+      for (int j = 0; j < kVector; ++j) {
+        same = same && RadixKey<K>::raw_bits(vectors[i].keys[j]) == RadixKey<K>::raw_bits(first);
+      }
+      if (__all_sync(prims::detail::kFullWarpMask, same)) {
+        if (lane == 0) count_key(first, counts_address, warp::kWarpThreads * kVector);
       } else {
-        count_key(tile_keys[i], my_counts, 1);
+#pragma unroll
+        for (int j = 0; j < kVector; ++j) count_key(vectors[i].keys[j], my_counts, 1);
       }
     }
   }
-  for (size_t i = num_full_tiles * kTileItems + blockIdx.x * static_cast<size_t>(kThreads) + threadIdx.x; i < n;
-       i += grid_threads) {
+  for (size_t i = head + num_full_tiles * kTileItems + blockIdx.x * static_cast<size_t>(kThreads) + threadIdx.x;
+       i < n; i += grid_threads) {
     count_key(keys[i], my_counts, 1);
   }
   __syncthreads();
@@ -201,17 +229,47 @@ struct OnesweepTile {
   };
 };
 
-/// The lanes of this warp whose digit equals this lane's: one ballot per digit bit.
-template <int RADIX_BITS>
+/// The lanes of this warp whose digit equals this lane's. MATCH_ANY: one warp match instruction; otherwise one
+/// ballot per digit bit, each folded in as `ballot` or `~ballot` by the lane's own bit.
+template <int RADIX_BITS, bool MATCH_ANY>
 __device__ __forceinline__ unsigned lanes_with_same_digit(unsigned digit) {
-  unsigned peers = prims::detail::kFullWarpMask;
+  if constexpr (MATCH_ANY) {
+    return __match_any_sync(prims::detail::kFullWarpMask, digit);
+  } else {
+    unsigned peers = prims::detail::kFullWarpMask;
 #pragma unroll
-  for (int bit = 0; bit < RADIX_BITS; ++bit) {
-    const bool set = (digit >> bit) & 1u;
-    const unsigned with_bit = __ballot_sync(prims::detail::kFullWarpMask, set);
-    peers &= set ? with_bit : ~with_bit;
+    for (int bit = 0; bit < RADIX_BITS; ++bit) {
+      unsigned with_same_bit;
+      asm("{\n\t.reg .pred p;\n\t.reg .b32 t;\n\t"
+          "and.b32 t, %1, %2;\n\tsetp.ne.u32 p, t, 0;\n\t"
+          "vote.sync.ballot.b32 %0, p, 0xffffffff;\n\t"
+          "@!p not.b32 %0, %0;\n\t}"
+          : "=r"(with_same_bit)
+          : "r"(digit), "r"(1u << bit));
+      peers &= with_same_bit;
+    }
+    return peers;
   }
-  return peers;
+}
+
+/// The lanes below this one.
+__device__ __forceinline__ unsigned lanes_below_mask() {
+  unsigned mask;
+  asm("mov.u32 %0, %%lanemask_lt;" : "=r"(mask));
+  return mask;
+}
+
+/// Where `leader` holds: atomically adds `amount` to the shared word at `address` (a shared-window address) and
+/// returns the old value; elsewhere returns 0 and touches nothing. Predicated, so no branch splits the warp.
+__device__ __forceinline__ unsigned shared_add_if(bool leader, unsigned address, unsigned amount) {
+  unsigned old;
+  asm volatile(
+      "{\n\t.reg .pred p;\n\tsetp.ne.u32 p, %1, 0;\n\tmov.u32 %0, 0;\n\t"
+      "@p atom.shared.add.u32 %0, [%2], %3;\n\t}"
+      : "=r"(old)
+      : "r"(static_cast<unsigned>(leader)), "r"(address), "r"(amount)
+      : "memory");
+  return old;
 }
 
 /// Copies one tile of a trivial pass in place.
@@ -224,58 +282,57 @@ __device__ void onesweep_copy_tile(const T* __restrict__ in, T* __restrict__ out
   Tile::store_in_place(out + tile_begin, valid, items);
 }
 
-template <class Policy, class K, class V>
-__global__ void __launch_bounds__(Policy::block_threads, Policy::min_blocks_per_sm)
-    onesweep_pass_kernel(OnesweepPass<K, V> pass) {
+/// Bits of a packed rank word: the rank in the low 16 bits, the item's digit above them.
+inline constexpr int kRankBits = 16;
+inline constexpr unsigned kRankMask = (1u << kRankBits) - 1;
+
+/// One tile of a pass, after the block has taken its tile id. FULL: the tile holds kTileItems keys, so no item
+/// needs a bounds check; otherwise `valid` keys (the last tile).
+template <class Policy, class K, class V, bool FULL>
+__device__ __forceinline__ void onesweep_tile(const OnesweepPass<K, V>& pass,
+                                              typename OnesweepTile<Policy, K, V>::TempStorage& storage,
+                                              unsigned tile, int valid) {
   using Shape = OnesweepTile<Policy, K, V>;
   using Tile = typename Shape::Tile;
   constexpr int kThreads = Shape::kThreads;
   constexpr int kItems = Shape::kItems;
   constexpr int kTileItems = Shape::kTileItems;
   constexpr int kDigits = Shape::kDigits;
-  __shared__ typename Shape::TempStorage storage;
-
+  static_assert(kTileItems <= (1 << kRankBits), "packed ranks hold 16 bits");
+  if constexpr (FULL) valid = kTileItems;
+  const unsigned tile_begin = tile * kTileItems;
   const int lane = threadIdx.x % warp::kWarpThreads;
   const int warp_id = threadIdx.x / warp::kWarpThreads;
   const bool digit_thread = threadIdx.x < kDigits;
-  unsigned* counts = storage.warp_counts[warp_id];
-#pragma unroll
-  for (int d = lane; d < kDigits; d += warp::kWarpThreads) counts[d] = 0;
-
-  prims::detail::wait_for_prior_grids();
-  prims::detail::allow_dependent_grids();
-  if (pass.next_lookback != nullptr && digit_thread) {
-    pass.next_lookback[blockIdx.x * kDigits + threadIdx.x] = 0;
-  }
-  if (*pass.trivial != 0) {
-    onesweep_copy_tile<Tile>(pass.buffers.keys_in, pass.buffers.keys_out, pass.n);
-    if constexpr (kHasValues<V>) onesweep_copy_tile<Tile>(pass.buffers.values_in, pass.buffers.values_out, pass.n);
-    return;
-  }
-
-  if (threadIdx.x == 0) storage.tile_id = atomicAdd(pass.tile_counter, 1u);
-  __syncthreads();
-  const unsigned tile = storage.tile_id;
-  const unsigned tile_begin = tile * kTileItems;
-  const int valid = static_cast<int>(pass.n - tile_begin < kTileItems ? pass.n - tile_begin : kTileItems);
-  const bool full_tile = valid == kTileItems;
 
   K keys[kItems];
-  Tile::load(pass.buffers.keys_in + tile_begin, valid, keys);
-  unsigned digits[kItems];
-  Tile::key_digits(keys, valid, pass.digit_of, digits);
+  if constexpr (FULL) {
+#pragma unroll
+    for (int i = 0; i < kItems; ++i) keys[i] = pass.buffers.keys_in[tile_begin + Tile::element(i)];
+  } else {
+    Tile::load(pass.buffers.keys_in + tile_begin, valid, keys);
+  }
 
-  // 1. Each warp counts its digits in its own row; the lowest lane of each group of equal digits adds the
+  // 1. Each warp counts its digits in its own row; the highest lane of each group of equal digits adds the
   //    group's size and hands the old count to its peers. Items go in tile order, so ranks are stable.
+  //    ranks[i] packs the item's rank (first within the warp's digit, later within the tile) and its digit.
   unsigned ranks[kItems];
-  const unsigned lanes_below = (1u << lane) - 1;
+  const unsigned lanes_below = lanes_below_mask();
+  const unsigned counts_address =
+      static_cast<unsigned>(__cvta_generic_to_shared(storage.warp_counts[warp_id]));
+  // Every digit first (the padding of the last tile ranks as the largest digit, after every real key); the warp
+  // barrier keeps the compiler from deferring key loads into the ranking loop, where each would stall it.
+#pragma unroll
+  for (int i = 0; i < kItems; ++i) ranks[i] = FULL || Tile::element(i) < valid ? pass.digit_of(keys[i]) : kDigits - 1;
+  __syncwarp();
 #pragma unroll
   for (int i = 0; i < kItems; ++i) {
-    const unsigned peers = lanes_with_same_digit<Policy::radix_bits>(digits[i]);
-    const int leader = __ffs(peers) - 1;
-    unsigned before = 0;
-    if (lane == leader) before = atomicAdd(&counts[digits[i]], static_cast<unsigned>(__popc(peers)));
-    ranks[i] = __shfl_sync(prims::detail::kFullWarpMask, before, leader) + __popc(peers & lanes_below);
+    const unsigned digit = ranks[i];
+    const unsigned peers = lanes_with_same_digit<Policy::radix_bits, Policy::rank_with_match_any>(digit);
+    const int leader = 31 - __clz(peers);
+    const unsigned before = shared_add_if(lane == leader, counts_address + digit * 4u, __popc(peers));
+    ranks[i] = (__shfl_sync(prims::detail::kFullWarpMask, before, leader) + __popc(peers & lanes_below)) |
+               (digit << kRankBits);
   }
   __syncthreads();
 
@@ -289,8 +346,7 @@ __global__ void __launch_bounds__(Policy::block_threads, Policy::min_blocks_per_
       storage.warp_counts[w][threadIdx.x] = digit_total;
       digit_total += count;
     }
-    // The padding of the last tile ranked as the largest digit; it is not part of the pass.
-    if (threadIdx.x == kDigits - 1) digit_total -= kTileItems - valid;
+    if (!FULL && threadIdx.x == kDigits - 1) digit_total -= kTileItems - valid;
     LookbackWord own(pass.lookback[tile * kDigits + threadIdx.x]);
     own.store(tile == 0 ? kLookbackInclusive | (pass.digit_starts[threadIdx.x] + digit_total)
                         : kLookbackAggregate | digit_total,
@@ -302,15 +358,16 @@ __global__ void __launch_bounds__(Policy::block_threads, Policy::min_blocks_per_
     for (int w = 0; w < Shape::kWarps; ++w) storage.warp_counts[w][threadIdx.x] += digit_prefix;
   }
   __syncthreads();
+  const unsigned* counts = storage.warp_counts[warp_id];
 #pragma unroll
-  for (int i = 0; i < kItems; ++i) ranks[i] += counts[digits[i]];
+  for (int i = 0; i < kItems; ++i) ranks[i] = (ranks[i] + counts[ranks[i] >> kRankBits]) & kRankMask;
   __syncthreads();
 
   // 3. Keys go to shared memory in rank order while the digit threads look back for their digit's position.
   K* ranked_keys = reinterpret_cast<K*>(storage.exchange);
 #pragma unroll
   for (int i = 0; i < kItems; ++i) {
-    if (full_tile || ranks[i] < static_cast<unsigned>(valid)) ranked_keys[ranks[i]] = keys[i];
+    if (FULL || ranks[i] < static_cast<unsigned>(valid)) ranked_keys[ranks[i]] = keys[i];
   }
   if (digit_thread) {
     unsigned position = pass.digit_starts[threadIdx.x];
@@ -322,7 +379,14 @@ __global__ void __launch_bounds__(Policy::block_threads, Policy::min_blocks_per_
     storage.digit_base[threadIdx.x] = position - digit_prefix;
   }
   V values[kItems];
-  if constexpr (kHasValues<V>) Tile::load(pass.buffers.values_in + tile_begin, valid, values);
+  if constexpr (kHasValues<V>) {
+    if constexpr (FULL) {
+#pragma unroll
+      for (int i = 0; i < kItems; ++i) values[i] = pass.buffers.values_in[tile_begin + Tile::element(i)];
+    } else {
+      Tile::load(pass.buffers.values_in + tile_begin, valid, values);
+    }
+  }
   __syncthreads();
 
   // 4. Slot s holds the key of rank s: runs of one digit are written contiguously.
@@ -330,7 +394,7 @@ __global__ void __launch_bounds__(Policy::block_threads, Policy::min_blocks_per_
 #pragma unroll
   for (int k = 0; k < kItems; ++k) {
     const int slot = k * kThreads + threadIdx.x;
-    if (full_tile || slot < valid) {
+    if (FULL || slot < valid) {
       const K key = ranked_keys[slot];
       destinations[k] = storage.digit_base[pass.digit_of(key)] + slot;
       pass.buffers.keys_out[destinations[k]] = key;
@@ -341,14 +405,50 @@ __global__ void __launch_bounds__(Policy::block_threads, Policy::min_blocks_per_
     __syncthreads();
 #pragma unroll
     for (int i = 0; i < kItems; ++i) {
-      if (full_tile || ranks[i] < static_cast<unsigned>(valid)) ranked_values[ranks[i]] = values[i];
+      if (FULL || ranks[i] < static_cast<unsigned>(valid)) ranked_values[ranks[i]] = values[i];
     }
     __syncthreads();
 #pragma unroll
     for (int k = 0; k < kItems; ++k) {
       const int slot = k * kThreads + threadIdx.x;
-      if (full_tile || slot < valid) pass.buffers.values_out[destinations[k]] = ranked_values[slot];
+      if (FULL || slot < valid) pass.buffers.values_out[destinations[k]] = ranked_values[slot];
     }
+  }
+}
+
+template <class Policy, class K, class V>
+__global__ void __launch_bounds__(Policy::block_threads, Policy::min_blocks_per_sm)
+    onesweep_pass_kernel(OnesweepPass<K, V> pass) {
+  using Shape = OnesweepTile<Policy, K, V>;
+  using Tile = typename Shape::Tile;
+  constexpr int kTileItems = Shape::kTileItems;
+  constexpr int kDigits = Shape::kDigits;
+  __shared__ typename Shape::TempStorage storage;
+
+  const int lane = threadIdx.x % warp::kWarpThreads;
+  const int warp_id = threadIdx.x / warp::kWarpThreads;
+#pragma unroll
+  for (int d = lane; d < kDigits; d += warp::kWarpThreads) storage.warp_counts[warp_id][d] = 0;
+
+  prims::detail::wait_for_prior_grids();
+  prims::detail::allow_dependent_grids();
+  if (pass.next_lookback != nullptr && threadIdx.x < kDigits) {
+    pass.next_lookback[blockIdx.x * kDigits + threadIdx.x] = 0;
+  }
+  if (*pass.trivial != 0) {
+    onesweep_copy_tile<Tile>(pass.buffers.keys_in, pass.buffers.keys_out, pass.n);
+    if constexpr (kHasValues<V>) onesweep_copy_tile<Tile>(pass.buffers.values_in, pass.buffers.values_out, pass.n);
+    return;
+  }
+
+  if (threadIdx.x == 0) storage.tile_id = atomicAdd(pass.tile_counter, 1u);
+  __syncthreads();
+  const unsigned tile = storage.tile_id;
+  const unsigned tile_begin = tile * kTileItems;
+  if (pass.n - tile_begin >= static_cast<unsigned>(kTileItems)) {
+    onesweep_tile<Policy, K, V, true>(pass, storage, tile, kTileItems);
+  } else {
+    onesweep_tile<Policy, K, V, false>(pass, storage, tile, static_cast<int>(pass.n - tile_begin));
   }
 }
 
