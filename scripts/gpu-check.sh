@@ -56,6 +56,8 @@ if wants bench; then
     # shellcheck disable=SC2086
     "$BUILD/bench/$bench" --json "$OUT/$bench.json" ${BENCH_ARGS:-} 2>&1 | tee -a "$OUT/bench.log" || status=1
   done
+  # The reduction ladder, which checks each step's sum itself.
+  "$BUILD/apps/reduce_tour/reduce_tour" 2>&1 | tee -a "$OUT/bench.log" || status=1
 fi
 
 echo "==== summary"
