@@ -4,6 +4,7 @@
 #include "prims/util/error.cuh"
 #include "prims/util/ops.cuh"
 #include "prims/util/radix_key.cuh"
+#include "prims/warp/match.cuh"
 #include "prims/warp/reduce.cuh"
 #include "prims/warp/scan.cuh"
 #include "prims/block/reduce.cuh"

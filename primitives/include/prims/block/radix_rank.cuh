@@ -15,6 +15,7 @@
 
 #include "prims/block/scan.cuh"
 #include "prims/util/ops.cuh"
+#include "prims/warp/match.cuh"
 #include "prims/warp/reduce.cuh"
 
 namespace prims::block {
@@ -67,7 +68,7 @@ class RadixRank {
     const unsigned lanes_below = (1u << lane) - 1;
 #pragma unroll
     for (int i = 0; i < ITEMS_PER_THREAD; ++i) {
-      const unsigned peers = lanes_with_same_digit(digits[i]);
+      const unsigned peers = warp::lanes_with_same_value<RADIX_BITS>(digits[i]);
       const int leader = __ffs(peers) - 1;
       unsigned before = 0;
       if (lane == leader) {
@@ -105,24 +106,6 @@ class RadixRank {
   }
 
  private:
-  /// The lanes of this warp whose digit equals this lane's: one ballot per digit bit, folded in as `ballot` or
-  /// `~ballot` by the lane's own bit (three instructions a bit).
-  __device__ static unsigned lanes_with_same_digit(unsigned digit) {
-    unsigned peers = detail::kFullWarpMask;
-#pragma unroll
-    for (int bit = 0; bit < RADIX_BITS; ++bit) {
-      unsigned with_same_bit;
-      asm("{\n\t.reg .pred p;\n\t.reg .b32 t;\n\t"
-          "and.b32 t, %1, %2;\n\tsetp.ne.u32 p, t, 0;\n\t"
-          "vote.sync.ballot.b32 %0, p, 0xffffffff;\n\t"
-          "@!p not.b32 %0, %0;\n\t}"
-          : "=r"(with_same_bit)
-          : "r"(digit), "r"(1u << bit));
-      peers &= with_same_bit;
-    }
-    return peers;
-  }
-
   TempStorage& storage_;
 };
 

@@ -25,6 +25,7 @@
 #include "prims/util/launch.cuh"
 #include "prims/util/ops.cuh"
 #include "prims/util/shuffle.cuh"
+#include "prims/warp/match.cuh"
 
 namespace prims::device::detail {
 
@@ -229,29 +230,6 @@ struct OnesweepTile {
   };
 };
 
-/// The lanes of this warp whose digit equals this lane's. MATCH_ANY: one warp match instruction; otherwise one
-/// ballot per digit bit, each folded in as `ballot` or `~ballot` by the lane's own bit.
-template <int RADIX_BITS, bool MATCH_ANY>
-__device__ __forceinline__ unsigned lanes_with_same_digit(unsigned digit) {
-  if constexpr (MATCH_ANY) {
-    return __match_any_sync(prims::detail::kFullWarpMask, digit);
-  } else {
-    unsigned peers = prims::detail::kFullWarpMask;
-#pragma unroll
-    for (int bit = 0; bit < RADIX_BITS; ++bit) {
-      unsigned with_same_bit;
-      asm("{\n\t.reg .pred p;\n\t.reg .b32 t;\n\t"
-          "and.b32 t, %1, %2;\n\tsetp.ne.u32 p, t, 0;\n\t"
-          "vote.sync.ballot.b32 %0, p, 0xffffffff;\n\t"
-          "@!p not.b32 %0, %0;\n\t}"
-          : "=r"(with_same_bit)
-          : "r"(digit), "r"(1u << bit));
-      peers &= with_same_bit;
-    }
-    return peers;
-  }
-}
-
 /// The lanes below this one.
 __device__ __forceinline__ unsigned lanes_below_mask() {
   unsigned mask;
@@ -328,7 +306,7 @@ __device__ __forceinline__ void onesweep_tile(const OnesweepPass<K, V>& pass,
 #pragma unroll
   for (int i = 0; i < kItems; ++i) {
     const unsigned digit = ranks[i];
-    const unsigned peers = lanes_with_same_digit<Policy::radix_bits, Policy::rank_with_match_any>(digit);
+    const unsigned peers = warp::lanes_with_same_value<Policy::radix_bits, Policy::rank_with_match_any>(digit);
     const int leader = 31 - __clz(peers);
     const unsigned before = shared_add_if(lane == leader, counts_address + digit * 4u, __popc(peers));
     ranks[i] = (__shfl_sync(prims::detail::kFullWarpMask, before, leader) + __popc(peers & lanes_below)) |
