@@ -73,13 +73,7 @@ template <class T>
 void bench_type(prims::bench::Harness& harness, bool with_variants) {
   const size_t max_n = size_t{1} << harness.max_log2();
   prims::DeviceBuffer<T> in(max_n);
-  prims::bench::generate(in.data(), max_n, 7, [] __device__(uint64_t bits, size_t) {
-    if constexpr (std::is_floating_point_v<T>) {
-      return T(double(bits >> 11) * 0x1.0p-53);
-    } else {
-      return T(bits & 0xff);
-    }
-  });
+  prims::bench::generate_small_values(in.data(), max_n, 7);
   for (int log2n = harness.min_log2(); log2n <= harness.max_log2(); log2n += 2) {
     const size_t n = size_t{1} << log2n;
     bench_case<T, ReduceAlgorithm::WarpShuffle, Kind::Sum>(harness, in.data(), n, "WarpShuffle");

@@ -104,13 +104,7 @@ void bench_type(prims::bench::Harness& harness) {
   const size_t max_n = size_t{1} << harness.max_log2();
   Buffers<T> buffers{prims::DeviceBuffer<T>(max_n), prims::DeviceBuffer<T>(max_n), prims::DeviceBuffer<T>(max_n),
                      prims::DeviceBuffer<T>(max_n)};
-  prims::bench::generate(buffers.in.data(), max_n, 11, [] __device__(uint64_t bits, size_t) {
-    if constexpr (std::is_floating_point_v<T>) {
-      return T(double(bits >> 11) * 0x1.0p-53);
-    } else {
-      return T(bits & 0xff);
-    }
-  });
+  prims::bench::generate_small_values(buffers.in.data(), max_n, 11);
   for (int log2n = harness.min_log2(); log2n <= harness.max_log2(); log2n += 2) {
     const size_t n = size_t{1} << log2n;
     bench_case<ScanAlgorithm::SinglePass, true>(harness, buffers, n);

@@ -111,6 +111,19 @@ __global__ void flush_l2_kernel(const Word* buffer, size_t count, unsigned* sink
   if (x == 0x9e3779b9u) *sink = x;  // keeps the loads; practically never taken
 }
 
+/// Fills out[0..n) with small values: integers in [0, 255], floats in [0, 1). Sums and scans of them stay exact
+/// (integers) or well conditioned (floats), so every contender's output can be compared.
+template <class T>
+void generate_small_values(T* out, size_t n, uint64_t seed) {
+  generate(out, n, seed, [] __device__(uint64_t bits, size_t) {
+    if constexpr (std::is_floating_point_v<T>) {
+      return T(double(bits >> 11) * 0x1.0p-53);
+    } else {
+      return T(bits & 0xff);
+    }
+  });
+}
+
 class Harness {
  public:
   /// Parses the common options: --json FILE, --min-log2, --max-log2, --repeats, --filter TEXT.
