@@ -142,6 +142,51 @@ TEST(DeviceReduce, CustomStructOp) {
   }
 }
 
+/// A type aligned less than its size (8 bytes, 4-byte aligned) at an address that is 4 mod 8: no element boundary
+/// is 16-byte aligned, so the reduce must read it element by element.
+struct FloatPair {
+  float x, y;
+};
+struct AddPairs {
+  __host__ __device__ FloatPair operator()(const FloatPair& a, const FloatPair& b) const {
+    return {a.x + b.x, a.y + b.y};
+  }
+};
+
+TEST(DeviceReduce, UnderAlignedStructAtOddAddress) {
+  PRIMS_REQUIRE_GPU();
+  const size_t n = 100000;
+  std::vector<float> floats(2 * n + 1);
+  for (size_t i = 0; i < floats.size(); ++i) floats[i] = static_cast<float>(i % 7);
+  prims::DeviceBuffer<float> in(floats.size());
+  in.upload(floats);
+  prims::DeviceBuffer<FloatPair> out(1);
+  out.fill_bytes(0xAB);
+  const auto* pairs = reinterpret_cast<const FloatPair*>(in.data() + 1);
+  prims::test::run_two_phase([&](void* temp, size_t& bytes) {
+    return prims::device::reduce(temp, bytes, pairs, out.data(), n, AddPairs{}, FloatPair{0.0f, 0.0f});
+  });
+  double x = 0, y = 0;
+  for (size_t i = 0; i < n; ++i) {
+    x += floats[1 + 2 * i];
+    y += floats[2 + 2 * i];
+  }
+  const FloatPair got = out.download()[0];
+  EXPECT_EQ(got.x, static_cast<float>(x));  // small integers: exact in float
+  EXPECT_EQ(got.y, static_cast<float>(y));
+}
+
+/// The storage a query asks for covers a run with a differently aligned pointer.
+TEST(DeviceReduce, TempSizeDoesNotDependOnAlignment) {
+  PRIMS_REQUIRE_GPU();
+  const size_t n = 65 * Tile::tile_items + 2;  // 65 full tiles from an aligned start, 64 after a 3-element head
+  prims::DeviceBuffer<int> in(n + 4), out(1);
+  size_t aligned_bytes = 0, shifted_bytes = 0;
+  ASSERT_EQ(cudaSuccess, prims::device::sum(nullptr, aligned_bytes, in.data(), out.data(), n));
+  ASSERT_EQ(cudaSuccess, prims::device::sum(nullptr, shifted_bytes, in.data() + 1, out.data(), n));
+  EXPECT_EQ(aligned_bytes, shifted_bytes);
+}
+
 TEST(DeviceReduce, RejectsTooSmallTempStorage) {
   PRIMS_REQUIRE_GPU();
   const size_t n = size_t{1} << 20;

@@ -49,6 +49,15 @@ TEST(VectorLoad, ElementsToAlignment) {
   EXPECT_EQ(prims::detail::elements_to_vector_alignment(values + 3), 1u);
   alignas(16) double doubles[4] = {};
   EXPECT_EQ(prims::detail::elements_to_vector_alignment(doubles + 1), 1u);
+  // A type aligned less than its size: 4 bytes past a 16-byte boundary, no whole number of elements reaches one.
+  struct FloatPair {
+    float x, y;
+  };
+  alignas(16) float floats[8] = {};
+  const auto* pairs = reinterpret_cast<const FloatPair*>(floats + 1);
+  EXPECT_EQ(prims::detail::elements_to_vector_alignment(pairs), prims::detail::kNoVectorAlignment);
+  EXPECT_EQ(prims::detail::elements_to_vector_alignment(pairs + 1), prims::detail::kNoVectorAlignment);
+  EXPECT_EQ(prims::detail::elements_to_vector_alignment(reinterpret_cast<const FloatPair*>(floats + 2)), 1u);
 }
 
 }  // namespace

@@ -29,18 +29,20 @@ template <class Policy, block::ReduceAlgorithm ALGORITHM, class T, class Op>
 cudaError_t dispatch_reduce(void* temp, size_t& temp_bytes, const T* in, T* out, size_t n, Op op, T init,
                             cudaStream_t stream) {
   using Tile = ReduceTile<Policy, T>;
+  // Elements before the first vector-aligned one are read one by one (all of them when the pointer can never be
+  // vector-aligned), as are the elements after the last full tile.
   const size_t head = std::min(n, prims::detail::elements_to_vector_alignment(in));
   const size_t num_tiles = (n - head) / Tile::tile_items;
   const bool single_block = num_tiles <= static_cast<size_t>(Policy::single_block_max_tiles);
 
-  size_t grid = 0;
-  if (!single_block) {
-    int multiprocessors = 0;
-    PRIMS_TRY(prims::detail::multiprocessor_count(multiprocessors));
-    grid = std::min(num_tiles, static_cast<size_t>(multiprocessors) * Policy::blocks_per_sm);
-  }
+  int multiprocessors = 0;
+  PRIMS_TRY(prims::detail::multiprocessor_count(multiprocessors));
+  const size_t max_grid = static_cast<size_t>(multiprocessors) * Policy::blocks_per_sm;
+  const size_t grid = single_block ? 0 : std::min(num_tiles, max_grid);
+  // Sized from n alone, so that a query with any pointer covers a run with any other.
+  const size_t partials_bytes = std::min(n / Tile::tile_items, max_grid) * sizeof(T);
   void* buffers[1];
-  PRIMS_TRY(prims::detail::carve_temp(temp, temp_bytes, {grid * sizeof(T)}, buffers));
+  PRIMS_TRY(prims::detail::carve_temp(temp, temp_bytes, {partials_bytes}, buffers));
   if (temp == nullptr) {
     return cudaSuccess;
   }

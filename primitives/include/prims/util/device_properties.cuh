@@ -35,9 +35,4 @@ inline cudaError_t multiprocessor_count(int& count) {
   return cached_device_attribute<cudaDevAttrMultiProcessorCount>(count);
 }
 
-/// The major compute capability of the current device (9 for Hopper).
-inline cudaError_t compute_capability_major(int& major) {
-  return cached_device_attribute<cudaDevAttrComputeCapabilityMajor>(major);
-}
-
 }  // namespace prims::detail

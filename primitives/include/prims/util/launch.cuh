@@ -9,9 +9,10 @@
 
 #include <cuda_runtime.h>
 
+#include <map>
+#include <mutex>
 #include <utility>
 
-#include "prims/util/device_properties.cuh"
 #include "prims/util/error.cuh"
 
 namespace prims::detail {
@@ -32,13 +33,40 @@ __device__ __forceinline__ void allow_dependent_grids() {
 #endif
 }
 
-/// Launches kernel<<<grid, block, shared_bytes, stream>>>(args...) and returns the launch error.
+/// Whether `kernel`, in the form the current device runs, was compiled for Hopper or later (PTX virtual architecture
+/// 9.0 or newer), so that its wait_for_prior_grids() is real. Only such kernels may start early: one built for an
+/// older architecture (PTX compiled at load time on an H100, say) has no wait and must see the previous kernel's
+/// writes at its start. Cached per device and kernel.
+inline cudaError_t waits_for_prior_grids(const void* kernel, bool& waits) {
+  static std::mutex mutex;
+  static std::map<std::pair<int, const void*>, bool> cache;
+  int device = 0;
+  PRIMS_TRY(cudaGetDevice(&device));
+  const std::pair<int, const void*> key{device, kernel};
+  {
+    const std::lock_guard<std::mutex> lock(mutex);
+    const auto found = cache.find(key);
+    if (found != cache.end()) {
+      waits = found->second;
+      return cudaSuccess;
+    }
+  }
+  cudaFuncAttributes attributes{};
+  PRIMS_TRY(cudaFuncGetAttributes(&attributes, kernel));
+  waits = attributes.ptxVersion >= 90;
+  const std::lock_guard<std::mutex> lock(mutex);
+  cache.emplace(key, waits);
+  return cudaSuccess;
+}
+
+/// Launches kernel<<<grid, block, shared_bytes, stream>>>(args...), allowed to start while the previous kernel in
+/// the stream drains where the kernel waits for it, and returns the launch error.
 /// Example: `PRIMS_TRY(launch(my_kernel<T>, blocks, 256, 0, stream, in, out, n));`
 template <class... KernelParams, class... Args>
 cudaError_t launch(void (*kernel)(KernelParams...), dim3 grid, dim3 block, size_t shared_bytes, cudaStream_t stream,
                    Args&&... args) {
-  int major = 0;
-  PRIMS_TRY(compute_capability_major(major));
+  bool early_start = false;
+  PRIMS_TRY(waits_for_prior_grids(reinterpret_cast<const void*>(kernel), early_start));
   cudaLaunchAttribute attributes[1];
   attributes[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
   attributes[0].val.programmaticStreamSerializationAllowed = 1;
@@ -48,7 +76,7 @@ cudaError_t launch(void (*kernel)(KernelParams...), dim3 grid, dim3 block, size_
   config.dynamicSmemBytes = shared_bytes;
   config.stream = stream;
   config.attrs = attributes;
-  config.numAttrs = major >= 9 ? 1 : 0;
+  config.numAttrs = early_start ? 1 : 0;
   return cudaLaunchKernelEx(&config, kernel, std::forward<Args>(args)...);
 }
 

@@ -20,7 +20,12 @@ struct alignas(kVectorItems<T> == 1 ? alignof(T) : kVectorBytes) Vector {
   T items[kVectorItems<T>];
 };
 
-/// Elements to skip from `p` before the address is vector-aligned (0 when T is not vectorized).
+/// What elements_to_vector_alignment returns when no whole number of elements reaches a vector boundary.
+inline constexpr size_t kNoVectorAlignment = ~size_t{0};
+
+/// Elements to skip from `p` before the address is vector-aligned: 0 when T is not vectorized, and
+/// kNoVectorAlignment when no whole number of elements gets there (a type aligned less than its size, such as a
+/// struct of two floats at an address that is 4 mod 8): such input must be read element by element.
 template <class T>
 size_t elements_to_vector_alignment(const T* p) {
   if constexpr (kVectorItems<T> == 1) {
@@ -28,7 +33,7 @@ size_t elements_to_vector_alignment(const T* p) {
   } else {
     const auto misalignment = reinterpret_cast<std::uintptr_t>(p) % kVectorBytes;
     if (misalignment % sizeof(T) != 0) {
-      return 0;
+      return kNoVectorAlignment;
     }
     return ((kVectorBytes - misalignment) % kVectorBytes) / sizeof(T);
   }
