@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <numeric>
 #include <type_traits>
 #include <vector>
@@ -37,6 +38,13 @@ std::vector<T> gather(const std::vector<T>& values, const std::vector<uint64_t>&
   std::vector<T> result(order.size());
   for (size_t i = 0; i < order.size(); ++i) result[i] = values[order[i]];
   return result;
+}
+
+/// True where `a` and `b` hold the same bytes (so -0.0 differs from 0.0, and NaNs compare by their payload).
+template <class K>
+bool same_bits(const std::vector<K>& a, const std::vector<K>& b) {
+  // memcmp must not see the null pointer of an empty vector, even for zero bytes.
+  return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(K)) == 0);
 }
 
 }  // namespace radix_sort::test

@@ -55,7 +55,7 @@ std::string as_bytes(const std::vector<K>& values) {
 template <class K>
 std::vector<K> from_bytes(std::string_view bytes) {
   std::vector<K> values(bytes.size() / sizeof(K));
-  std::memcpy(values.data(), bytes.data(), values.size() * sizeof(K));
+  if (!values.empty()) std::memcpy(values.data(), bytes.data(), values.size() * sizeof(K));
   return values;
 }
 
@@ -77,11 +77,6 @@ std::vector<K> random_keys(size_t count, uint64_t seed) {
     for (size_t i = 0; i < count; i += 5) keys[i] = specials[(i / 5) % std::size(specials)];
   }
   return keys;
-}
-
-template <class K>
-bool same_bits(const std::vector<K>& a, const std::vector<K>& b) {
-  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(K)) == 0;
 }
 
 /// A two-element .npy file whose header has `from` replaced by `to`.
@@ -143,7 +138,7 @@ class RadixSortApp : public testing::TestWithParam<const char*> {
     const RunResult result = run("in.bin --type " + type + " -o out.bin" + (descending ? " -r" : ""));
     ASSERT_EQ(result.status, 0) << result.err;
     const std::vector<K> expected = test::gather(keys, test::stable_order(keys, descending));
-    EXPECT_TRUE(same_bits(from_bytes<K>(read_file(path("out.bin"))), expected)) << type << " n=" << count;
+    EXPECT_TRUE(test::same_bits(from_bytes<K>(read_file(path("out.bin"))), expected)) << type << " n=" << count;
   }
 
   fs::path directory_;
@@ -172,7 +167,7 @@ TEST_P(RadixSortApp, SortsNpyAndWritesNpy) {
   const NpyHeader header = parse_npy_header(out, "out.npy");
   EXPECT_EQ(header.type, KeyType::F32);
   EXPECT_EQ(header.count, keys.size());
-  EXPECT_TRUE(same_bits(from_bytes<float>(std::string_view(out).substr(header.data_offset)),
+  EXPECT_TRUE(test::same_bits(from_bytes<float>(std::string_view(out).substr(header.data_offset)),
                         test::gather(keys, test::stable_order(keys, false))));
 }
 

@@ -4,7 +4,6 @@
 
 #include <cmath>
 #include <cstdint>
-#include <cstring>
 #include <limits>
 #include <random>
 #include <vector>
@@ -40,11 +39,6 @@ std::vector<K> random_keys(size_t count, uint64_t seed, bool few_distinct) {
 }
 
 template <class K>
-bool same_bits(const std::vector<K>& a, const std::vector<K>& b) {
-  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(K)) == 0;
-}
-
-template <class K>
 void expect_sorts_like_stable_sort(size_t count, bool few_distinct) {
   for (bool descending : {false, true}) {
     const std::vector<K> input = random_keys<K>(count, count * 31 + few_distinct, few_distinct);
@@ -53,13 +47,13 @@ void expect_sorts_like_stable_sort(size_t count, bool few_distinct) {
 
     std::vector<K> keys = input;
     radix_sort_cpu(keys.data(), static_cast<NoValues*>(nullptr), count, descending);
-    EXPECT_TRUE(same_bits(keys, expected_keys)) << key_type_name(key_type_of<K>()) << " n=" << count;
+    EXPECT_TRUE(test::same_bits(keys, expected_keys)) << key_type_name(key_type_of<K>()) << " n=" << count;
 
     keys = input;
     std::vector<uint64_t> order(count);
     std::iota(order.begin(), order.end(), uint64_t{0});
     radix_sort_cpu(keys.data(), order.data(), count, descending);
-    EXPECT_TRUE(same_bits(keys, expected_keys));
+    EXPECT_TRUE(test::same_bits(keys, expected_keys));
     EXPECT_EQ(order, expected_order) << key_type_name(key_type_of<K>()) << " n=" << count;
 
     keys = input;
