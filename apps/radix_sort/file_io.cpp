@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <stdexcept>
 #include <utility>
@@ -132,13 +133,33 @@ AtomicOutput::AtomicOutput(std::string path) : path_(std::move(path)) {
   const bool target_exists = ::stat(path_.c_str(), &target) == 0;
   if (target_exists && S_ISDIR(target.st_mode))
     throw AppError(fmt::format("cannot write '{}': it is a directory", path_));
+  if (target_exists && !S_ISREG(target.st_mode)) {
+    // A FIFO, a device or a terminal must stay what it is (a reader may be waiting on it): write into it, as
+    // sort -o does, rather than rename a file over it.
+    fd_ = ::open(path_.c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC);
+    if (fd_ < 0) throw_system_error(fmt::format("cannot write '{}'", path_));
+    return;
+  }
 
-  const size_t slash = path_.rfind('/');
-  const std::string directory = slash == std::string::npos ? "" : path_.substr(0, slash + 1);
-  const std::string base = slash == std::string::npos ? path_ : path_.substr(slash + 1);
+  // Write through a symbolic link, as sort -o does: the temporary file goes beside the file the link names, and
+  // replaces that file, leaving the link as it is.
+  std::string target_path = path_;
+  if (target_exists) {
+    char* resolved = ::realpath(path_.c_str(), nullptr);
+    if (!resolved) throw_system_error(fmt::format("cannot write '{}'", path_));
+    target_path = resolved;
+    std::free(resolved);
+  } else if (struct stat link {}; ::lstat(path_.c_str(), &link) == 0 && S_ISLNK(link.st_mode)) {
+    throw AppError(fmt::format("cannot write '{}': it is a symbolic link to a missing file", path_));
+  }
+
+  const size_t slash = target_path.rfind('/');
+  const std::string directory = slash == std::string::npos ? "" : target_path.substr(0, slash + 1);
+  const std::string base = slash == std::string::npos ? target_path : target_path.substr(slash + 1);
   std::string pattern = directory + "." + base + ".radix_sort.XXXXXX";
   fd_ = ::mkstemp(pattern.data());
   if (fd_ < 0) throw_system_error(fmt::format("cannot write '{}'", path_));
+  target_path_ = std::move(target_path);
   temporary_path_ = pattern;
   // mkstemp makes the file private; give it the target's mode, or what a plain creat() would.
   mode_t mode = 0;
@@ -167,9 +188,9 @@ void AtomicOutput::unmap() noexcept {
 
 void AtomicOutput::discard() noexcept {
   unmap();
-  if (temporary_path_.empty()) return;
-  if (fd_ >= 0) ::close(fd_);
+  if (fd_ >= 0 && fd_ != STDOUT_FILENO) ::close(fd_);
   fd_ = -1;
+  if (temporary_path_.empty()) return;
   ::unlink(temporary_path_.c_str());
   temporary_path_.clear();
 }
@@ -231,13 +252,16 @@ void AtomicOutput::set_size(size_t bytes) {
 
 void AtomicOutput::commit() {
   if (temporary_path_.empty()) {
+    // Written directly: stdout stays open for others; a FIFO or device is closed, which reports late errors.
+    if (fd_ != STDOUT_FILENO && ::close(std::exchange(fd_, -1)) != 0)
+      throw_system_error(fmt::format("cannot write '{}'", path_));
     committed_ = true;
     return;
   }
   if (mapping_ && size_ != mapped_bytes_ && ::ftruncate(fd_, static_cast<off_t>(size_)) != 0)
     throw_system_error(fmt::format("cannot write '{}'", path_));
   if (::close(std::exchange(fd_, -1)) != 0) throw_system_error(fmt::format("cannot write '{}'", path_));
-  if (::rename(temporary_path_.c_str(), path_.c_str()) != 0)
+  if (::rename(temporary_path_.c_str(), target_path_.c_str()) != 0)
     throw_system_error(fmt::format("cannot write '{}'", path_));
   temporary_path_.clear();
   committed_ = true;

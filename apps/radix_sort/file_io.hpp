@@ -37,7 +37,9 @@ class InputFile {
   std::string piped_;
 };
 
-/// An output that appears under its name only when complete. "-" writes to stdout directly.
+/// An output that appears under its name only when complete. "-" writes to stdout directly, and so does a target that
+/// exists and is not a regular file (a FIFO, a device, a terminal). A symbolic link is written through: the file it
+/// names is replaced, the link stays.
 /// Example:
 ///   AtomicOutput out("sorted.bin");
 ///   out.write(data, bytes);
@@ -47,7 +49,8 @@ class InputFile {
 ///   out.commit();
 class AtomicOutput {
  public:
-  /// Creates the temporary file now, so an unwritable target fails before any work. Throws AppError.
+  /// Creates the temporary file (or opens a FIFO or device) now, so an unwritable target fails before any work.
+  /// Throws AppError.
   explicit AtomicOutput(std::string path);
   AtomicOutput(const AtomicOutput&) = delete;
   AtomicOutput& operator=(const AtomicOutput&) = delete;
@@ -61,7 +64,8 @@ class AtomicOutput {
   /// Reserves `capacity` bytes of disk for the temporary file (so a full disk fails here, with a message, and never
   /// while filling), maps them writable and faults the pages in on up to `threads` threads, so that filling them
   /// later is a plain memory copy. Returns false, changing nothing, where mapping does not apply: stdout, an empty
-  /// output, something already written, or a file system without fallocate(); use write() then. Throws AppError.
+  /// output, a FIFO or device, something already written, or a file system without fallocate(); use write() then.
+  /// Throws AppError.
   /// Safe to call on another thread while the caller does other work, as long as nothing else touches this output.
   bool map(size_t capacity, unsigned threads);
   /// The mapped bytes (after map() returned true); the file's content is what is stored there.
@@ -71,7 +75,7 @@ class AtomicOutput {
   /// Sets the size of a mapped output to `bytes` (at most the mapped size), e.g. once the text printed is known.
   void set_size(size_t bytes);
 
-  /// Closes the temporary file and renames it over the target. Throws AppError.
+  /// Closes the temporary file and renames it over the target (closes a FIFO or device). Throws AppError.
   void commit();
   /// Unmaps a mapped output (the destructor does it too); after commit() its content stays in the file.
   void release() noexcept;
@@ -82,6 +86,7 @@ class AtomicOutput {
   void discard() noexcept;
   void unmap() noexcept;
   std::string path_;
+  std::string target_path_;  // path_ with symbolic links resolved: what the temporary file replaces
   std::string temporary_path_;
   int fd_ = -1;
   bool committed_ = false;

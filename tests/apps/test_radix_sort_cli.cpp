@@ -1,9 +1,12 @@
 // Host-only tests of radix_sort's command line and of its atomic file output.
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -179,6 +182,61 @@ TEST_F(AtomicOutputTest, ReplacesAnExistingFileAndKeepsItsMode) {
   struct stat info {};
   ASSERT_EQ(::stat(path("same.bin").c_str(), &info), 0);
   EXPECT_EQ(info.st_mode & 0777, 0640u);
+}
+
+TEST_F(AtomicOutputTest, WritesIntoAFifoInsteadOfReplacingIt) {
+  ASSERT_EQ(::mkfifo(path("fifo").c_str(), 0600), 0);
+  // Open the reading end first (without waiting for a writer), so the output's open does not wait either.
+  const int reader = ::open(path("fifo").c_str(), O_RDONLY | O_NONBLOCK);
+  ASSERT_GE(reader, 0);
+  {
+    AtomicOutput output(path("fifo"));
+    EXPECT_FALSE(output.map(size_t(1) << 20, 2));
+    output.write("through the pipe");
+    output.commit();
+  }
+  char received[64] = {};
+  const ssize_t got = ::read(reader, received, sizeof received);
+  ::close(reader);
+  EXPECT_EQ(std::string(received, static_cast<size_t>(std::max<ssize_t>(got, 0))), "through the pipe");
+  struct stat info {};
+  ASSERT_EQ(::lstat(path("fifo").c_str(), &info), 0);
+  EXPECT_TRUE(S_ISFIFO(info.st_mode));
+  EXPECT_EQ(entries(), 1u);
+}
+
+TEST_F(AtomicOutputTest, WritesIntoADeviceInsteadOfReplacingIt) {
+  if (::geteuid() != 0) GTEST_SKIP() << "making a device node takes root";
+  ASSERT_EQ(::mknod(path("null").c_str(), S_IFCHR | 0666, ::makedev(1, 3)), 0);
+  {
+    AtomicOutput output(path("null"));
+    output.write("discarded");
+    output.commit();
+  }
+  struct stat info {};
+  ASSERT_EQ(::lstat(path("null").c_str(), &info), 0);
+  EXPECT_TRUE(S_ISCHR(info.st_mode));
+  EXPECT_EQ(entries(), 1u);
+}
+
+TEST_F(AtomicOutputTest, WritesThroughASymbolicLink) {
+  std::filesystem::create_directories(path("elsewhere"));
+  { std::ofstream(path("elsewhere/real.bin")) << "old"; }
+  std::filesystem::create_symlink("elsewhere/real.bin", path("link.bin"));
+  {
+    AtomicOutput output(path("link.bin"));
+    output.write("new");
+    output.commit();
+  }
+  EXPECT_TRUE(std::filesystem::is_symlink(path("link.bin")));
+  std::ifstream in(path("elsewhere/real.bin"));
+  EXPECT_EQ(std::string(std::istreambuf_iterator<char>(in), {}), "new");
+  EXPECT_EQ(entries(), 2u);
+  EXPECT_EQ(std::distance(std::filesystem::directory_iterator(path("elsewhere")), {}), 1);
+
+  std::filesystem::create_symlink("missing.bin", path("dangling.bin"));
+  EXPECT_THROW(AtomicOutput(path("dangling.bin")), AppError);
+  EXPECT_TRUE(std::filesystem::is_symlink(path("dangling.bin")));
 }
 
 TEST_F(AtomicOutputTest, FailsEarlyForAnUnwritableTarget) {
