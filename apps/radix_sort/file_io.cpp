@@ -7,9 +7,13 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
+#include <climits>
+#include <csignal>
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
 #include <stdexcept>
 #include <utility>
 
@@ -46,6 +50,62 @@ std::string read_all(int fd, const std::string& name) {
   }
   data.resize(used);
   return data;
+}
+
+/// The temporary files that exist now, for a signal handler to remove: fixed slots, as a handler may neither allocate
+/// nor lock. A slot's state says whether its path may be read.
+constexpr size_t max_temporary_files = 8;
+enum SlotState : int { slot_free, slot_filling, slot_ready };
+struct TemporaryFileSlot {
+  std::atomic<int> state{slot_free};
+  char path[PATH_MAX];
+};
+TemporaryFileSlot temporary_files[max_temporary_files];
+
+/// The signals that end the program by default and that a user or a closed pipe commonly sends.
+constexpr int cleanup_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE};
+
+void remove_temporary_files_and_reraise(int signal_number) {
+  for (TemporaryFileSlot& slot : temporary_files) {
+    if (slot.state.load() == slot_ready) ::unlink(slot.path);
+  }
+  // SA_RESETHAND has restored the default action, so the signal raised again ends the program as it would have.
+  ::raise(signal_number);
+}
+
+/// Installs the handler once, for the signals not ignored (nohup's SIGHUP stays ignored).
+void install_cleanup_handlers() {
+  static std::once_flag installed;
+  std::call_once(installed, [] {
+    for (const int signal_number : cleanup_signals) {
+      struct sigaction current {};
+      if (::sigaction(signal_number, nullptr, &current) != 0 || current.sa_handler == SIG_IGN) continue;
+      struct sigaction action {};
+      action.sa_handler = remove_temporary_files_and_reraise;
+      action.sa_flags = SA_RESETHAND;
+      sigemptyset(&action.sa_mask);
+      ::sigaction(signal_number, &action, nullptr);
+    }
+  });
+}
+
+/// Lists `path` for removal should a signal end the program; returns its slot, or -1 where the path is too long or
+/// all slots are taken (the file is then only removed on a normal exit).
+int register_temporary_file(const std::string& path) {
+  install_cleanup_handlers();
+  if (path.size() >= PATH_MAX) return -1;
+  for (size_t i = 0; i < max_temporary_files; ++i) {
+    int expected = slot_free;
+    if (!temporary_files[i].state.compare_exchange_strong(expected, slot_filling)) continue;
+    std::memcpy(temporary_files[i].path, path.c_str(), path.size() + 1);
+    temporary_files[i].state.store(slot_ready);
+    return static_cast<int>(i);
+  }
+  return -1;
+}
+
+void unregister_temporary_file(int slot) {
+  if (slot >= 0) temporary_files[slot].state.store(slot_free);
 }
 
 /// Closes a file descriptor when leaving scope.
@@ -161,6 +221,7 @@ AtomicOutput::AtomicOutput(std::string path) : path_(std::move(path)) {
   if (fd_ < 0) throw_system_error(fmt::format("cannot write '{}'", path_));
   target_path_ = std::move(target_path);
   temporary_path_ = pattern;
+  signal_cleanup_slot_ = register_temporary_file(temporary_path_);
   // mkstemp makes the file private; give it the target's mode, or what a plain creat() would.
   mode_t mode = 0;
   if (target_exists) {
@@ -192,6 +253,7 @@ void AtomicOutput::discard() noexcept {
   fd_ = -1;
   if (temporary_path_.empty()) return;
   ::unlink(temporary_path_.c_str());
+  unregister_temporary_file(std::exchange(signal_cleanup_slot_, -1));
   temporary_path_.clear();
 }
 
@@ -263,6 +325,7 @@ void AtomicOutput::commit() {
   if (::close(std::exchange(fd_, -1)) != 0) throw_system_error(fmt::format("cannot write '{}'", path_));
   if (::rename(temporary_path_.c_str(), target_path_.c_str()) != 0)
     throw_system_error(fmt::format("cannot write '{}'", path_));
+  unregister_temporary_file(std::exchange(signal_cleanup_slot_, -1));
   temporary_path_.clear();
   committed_ = true;
 }

@@ -1,6 +1,7 @@
 #pragma once
 // Reading a whole input (memory-mapped, or read in large blocks from a pipe) and writing an output atomically:
-// into a temporary file beside the target, renamed over it only once complete.
+// into a temporary file beside the target, renamed over it only once complete. The temporary file is removed also
+// when SIGINT, SIGTERM, SIGHUP or SIGPIPE ends the program.
 
 #include <cstddef>
 #include <string>
@@ -88,6 +89,7 @@ class AtomicOutput {
   std::string path_;
   std::string target_path_;  // path_ with symbolic links resolved: what the temporary file replaces
   std::string temporary_path_;
+  int signal_cleanup_slot_ = -1;  // where the temporary file is listed for removal should a signal end the program
   int fd_ = -1;
   bool committed_ = false;
   size_t written_ = 0;       // bytes appended by write()

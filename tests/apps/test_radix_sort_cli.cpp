@@ -4,9 +4,11 @@
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <csignal>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -237,6 +239,23 @@ TEST_F(AtomicOutputTest, WritesThroughASymbolicLink) {
   std::filesystem::create_symlink("missing.bin", path("dangling.bin"));
   EXPECT_THROW(AtomicOutput(path("dangling.bin")), AppError);
   EXPECT_TRUE(std::filesystem::is_symlink(path("dangling.bin")));
+}
+
+TEST_F(AtomicOutputTest, ASignalThatEndsTheProgramRemovesTheTemporaryFile) {
+  for (const int signal_number : {SIGINT, SIGTERM, SIGHUP}) {
+    const pid_t child = ::fork();
+    ASSERT_GE(child, 0);
+    if (child == 0) {
+      AtomicOutput output(path("out.bin"));
+      output.write("partial");
+      ::raise(signal_number);
+      ::_exit(0);
+    }
+    int status = 0;
+    ASSERT_EQ(::waitpid(child, &status, 0), child);
+    EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == signal_number) << "signal " << signal_number;
+    EXPECT_EQ(entries(), 0u) << "signal " << signal_number;
+  }
 }
 
 TEST_F(AtomicOutputTest, FailsEarlyForAnUnwritableTarget) {
