@@ -20,11 +20,19 @@ namespace radix_sort {
 namespace {
 
 constexpr std::string_view npy_magic = "\x93NUMPY";
+constexpr std::string_view utf8_bom = "\xEF\xBB\xBF";
+
+/// `text` without a UTF-8 byte order mark at its start (some editors on Windows write one).
+std::string_view without_bom(std::string_view text) {
+  return text.substr(0, utf8_bom.size()) == utf8_bom ? text.substr(utf8_bom.size()) : text;
+}
+
+bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
 bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; }
 
 bool is_text_char(char c) {
-  if ((c >= '0' && c <= '9') || is_blank(c) || c == '\n') return true;
+  if (is_digit(c) || is_blank(c) || c == '\n') return true;
   switch (c) {
     case '+':
     case '-':
@@ -297,12 +305,19 @@ std::optional<Format> parse_format(std::string_view name) {
 bool has_npy_magic(std::string_view bytes) { return bytes.substr(0, npy_magic.size()) == npy_magic; }
 
 Format detect_format(std::string_view path, std::string_view bytes) {
-  if (has_npy_magic(bytes)) return Format::Npy;
+  // An .npy name without the magic is read as npy too, so that the parser says it is not one.
+  if (has_npy_magic(bytes) || ends_with(path, ".npy")) return Format::Npy;
   for (std::string_view extension : {".txt", ".csv", ".tsv", ".text"}) {
     if (ends_with(path, extension)) return Format::Text;
   }
-  const std::string_view head = bytes.substr(0, size_t(64) << 10);
-  if (!head.empty() && std::all_of(head.begin(), head.end(), is_text_char)) return Format::Text;
+  // Binary data may happen to look like text (bytes such as '1', '\n', 'e'); the name settles it.
+  for (std::string_view extension : {".bin", ".raw", ".dat"}) {
+    if (ends_with(path, extension)) return Format::Binary;
+  }
+  const std::string_view head = without_bom(bytes).substr(0, size_t(64) << 10);
+  // Text holds at least one number, so at least one digit: only whitespace (or "nan" alone) stays binary.
+  if (std::all_of(head.begin(), head.end(), is_text_char) && std::any_of(head.begin(), head.end(), is_digit))
+    return Format::Text;
   return Format::Binary;
 }
 
@@ -384,8 +399,9 @@ Column binary_column(std::string_view bytes, KeyType type, std::string_view name
 }
 
 Column parse_text(std::string_view text, KeyType type, unsigned threads, std::string_view name) {
-  return visit_key_type(type,
-                        [&](auto tag) { return parse_text_as<typename decltype(tag)::type>(text, threads, name); });
+  return visit_key_type(type, [&](auto tag) {
+    return parse_text_as<typename decltype(tag)::type>(without_bom(text), threads, name);
+  });
 }
 
 size_t max_text_line(KeyType type) {

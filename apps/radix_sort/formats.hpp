@@ -37,8 +37,10 @@ struct Column {
   size_t bytes() const { return count * key_type_size(type); }
 };
 
-/// Picks the format of an input: npy by its magic, text by extension (.txt, .csv, .tsv, .text) or by content
-/// (only digits, signs, points, exponents, nan/inf letters and whitespace in the first 64 KiB), else binary.
+/// Picks the format of an input: npy by its magic or a .npy extension (without the magic, reading it then fails);
+/// text by extension (.txt, .csv, .tsv, .text); binary by extension (.bin, .raw, .dat); otherwise text by content
+/// (after a UTF-8 byte order mark, only digits, signs, points, exponents, nan/inf letters and whitespace in the first
+/// 64 KiB, and at least one digit), else binary. So an empty file, or one of only whitespace, is binary.
 Format detect_format(std::string_view path, std::string_view bytes);
 
 /// True where `bytes` start with the NumPy magic "\x93NUMPY".
@@ -64,9 +66,9 @@ std::string make_npy_header(KeyType type, size_t count);
 Column binary_column(std::string_view bytes, KeyType type, std::string_view name,
                      std::shared_ptr<const void> owner = nullptr);
 
-/// Parses text with one number per line (surrounding whitespace and blank lines allowed, optional sign, decimal;
-/// floats also in exponent, inf and nan forms) on up to `threads` threads. Throws AppError naming the line of the
-/// first value that is not a number or does not fit `type`.
+/// Parses text with one number per line (a leading UTF-8 byte order mark, surrounding whitespace and blank lines
+/// allowed, optional sign, decimal; floats also in exponent, inf and nan forms) on up to `threads` threads. Throws
+/// AppError naming the line of the first value that is not a number or does not fit `type`.
 Column parse_text(std::string_view text, KeyType type, unsigned threads, std::string_view name);
 
 /// Prints `count` elements of `type`, one per line, on up to `threads` threads; the text is handed to `sink` in

@@ -43,8 +43,8 @@ std::optional<Options> parse_options(int argc, const char* const* argv) {
                  "Where to write the sorted file; '-' (default) is stdout. May name "
                  "the input: the output replaces it only once complete");
   app.add_option("-f,--format", format,
-                 "Input format (the output has the same); auto: npy by magic, text by "
-                 "extension or content, else binary")
+                 "Input format (the output has the same); auto: npy by magic or name, text or binary by "
+                 "extension, else text by content (with a digit), else binary")
       ->check(CLI::IsMember({"auto", "bin", "text", "npy"}));
   app.add_option("-t,--type", type, "Element type of binary and text input (default i32; npy says its own)")
       ->check(CLI::IsMember(type_names()));

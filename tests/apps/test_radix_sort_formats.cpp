@@ -218,6 +218,27 @@ TEST(Format, DetectsNpyTextAndBinary) {
   EXPECT_EQ(detect_format("data", ""), Format::Binary);
 }
 
+TEST(Format, TrustsBinaryExtensionsAndNeedsADigitToSniffText) {
+  EXPECT_EQ(detect_format("data.bin", "12\n"), Format::Binary);
+  EXPECT_EQ(detect_format("data.raw", "1234"), Format::Binary);
+  EXPECT_EQ(detect_format("data.dat", "1e10"), Format::Binary);
+  EXPECT_EQ(detect_format("data", "\n\n\n\n"), Format::Binary);
+  EXPECT_EQ(detect_format("data", " \t\n "), Format::Binary);
+  EXPECT_EQ(detect_format("data", "\xEF\xBB\xBF" "7\n"), Format::Text);
+}
+
+TEST(Format, AnNpyNameWithoutTheMagicIsAnError) {
+  EXPECT_EQ(detect_format("data.npy", "1\n2\n"), Format::Npy);
+  EXPECT_NE(error_of([] { load_column(std::string(8, '\0'), Format::Auto, std::nullopt, 2, "x.npy"); })
+                .find("x.npy: not a NumPy .npy file"),
+            std::string::npos);
+}
+
+TEST(Text, SkipsAByteOrderMark) {
+  EXPECT_EQ(parse_as<int32_t>("\xEF\xBB\xBF" "5\n-2\n"), (std::vector<int32_t>{5, -2}));
+  EXPECT_EQ(load_column("\xEF\xBB\xBF" "3\n", Format::Auto, std::nullopt, 2, "x").count, 1u);
+}
+
 TEST(Format, NamesParse) {
   for (Format format : {Format::Auto, Format::Binary, Format::Text, Format::Npy}) {
     EXPECT_EQ(parse_format(format_name(format)), format);
