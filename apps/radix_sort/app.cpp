@@ -308,7 +308,7 @@ int run(const Options& options) {
   if (options.check) return check_sorted(keys, options.descending);
   std::optional<LoadedInput> values;
   if (!options.values_input.empty()) {
-    values = load_input(options.values_input, options.format, options.values_type, options.threads);
+    values = load_input(options.values_input, options.values_format, options.values_type, options.threads);
     if (values->column.count != keys.column.count) {
       throw AppError(fmt::format("{} has {} values but {} has {} keys", values->file.name(), values->column.count,
                                  keys.file.name(), keys.column.count));

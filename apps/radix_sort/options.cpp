@@ -33,6 +33,7 @@ std::optional<Options> parse_options(int argc, const char* const* argv) {
       "  radix_sort keys.npy --argsort -o order.npy        # u64 indices of the stable sort");
   Options options;
   std::string format = "auto";
+  std::string values_format = "auto";
   std::string type;
   std::string values_type;
   std::string backend = "auto";
@@ -43,8 +44,8 @@ std::optional<Options> parse_options(int argc, const char* const* argv) {
                  "Where to write the sorted file; '-' (default) is stdout. May name "
                  "the input: the output replaces it only once complete");
   app.add_option("-f,--format", format,
-                 "Input format (the output has the same); auto: npy by magic or name, text or binary by "
-                 "extension, else text by content (with a digit), else binary")
+                 "Input format (the output has the same; not for --values); auto: npy by magic or name, text or "
+                 "binary by extension, else text by content (with a digit), else binary")
       ->check(CLI::IsMember({"auto", "bin", "text", "npy"}));
   app.add_option("-t,--type", type, "Element type of binary and text input (default i32; npy says its own)")
       ->check(CLI::IsMember(type_names()));
@@ -54,6 +55,9 @@ std::optional<Options> parse_options(int argc, const char* const* argv) {
                "out-of-order element if not");
   app.add_option("--values", options.values_input, "A file of values to reorder along with the keys");
   app.add_option("--values-out", options.values_output, "Where to write the reordered values");
+  app.add_option("--values-format", values_format,
+                 "Format of the values file, detected like the input's by default (the values output has the same)")
+      ->check(CLI::IsMember({"auto", "bin", "text", "npy"}));
   app.add_option("--values-type", values_type, "Element type of a binary or text values file (default i32)")
       ->check(CLI::IsMember(type_names()));
   app.add_flag("--argsort", options.argsort, "Write the stable sorting permutation (u64 indices) instead of the keys");
@@ -73,6 +77,7 @@ std::optional<Options> parse_options(int argc, const char* const* argv) {
   }
 
   options.format = *parse_format(format);
+  options.values_format = *parse_format(values_format);
   if (!type.empty()) options.type = parse_key_type(type);
   if (!values_type.empty()) options.values_type = parse_key_type(values_type);
   options.backend = backend == "gpu" ? Backend::Gpu : backend == "cpu" ? Backend::Cpu : Backend::Auto;

@@ -21,6 +21,7 @@ struct Options {
   bool check = false;
   std::string values_input;
   std::string values_output;
+  Format values_format = Format::Auto;
   std::optional<KeyType> values_type;
   bool argsort = false;
   bool stats = false;

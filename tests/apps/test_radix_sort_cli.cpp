@@ -41,6 +41,7 @@ TEST(Cli, Defaults) {
   EXPECT_EQ(options.input, "in.bin");
   EXPECT_EQ(options.output, "-");
   EXPECT_EQ(options.format, Format::Auto);
+  EXPECT_EQ(options.values_format, Format::Auto);
   EXPECT_FALSE(options.type);
   EXPECT_FALSE(options.descending);
   EXPECT_FALSE(options.check);
@@ -53,7 +54,8 @@ TEST(Cli, Defaults) {
 TEST(Cli, EveryOption) {
   const Options options =
       *parse({"keys.bin", "-o", "out.bin", "--format", "bin", "--type", "u16", "-r", "--stats", "--values", "v.bin",
-              "--values-out", "vo.bin", "--values-type", "f64", "--backend", "cpu", "--threads", "3"});
+              "--values-out", "vo.bin", "--values-type", "f64", "--values-format", "text", "--backend", "cpu",
+              "--threads", "3"});
   EXPECT_EQ(options.output, "out.bin");
   EXPECT_EQ(options.format, Format::Binary);
   EXPECT_EQ(options.type, KeyType::U16);
@@ -62,6 +64,7 @@ TEST(Cli, EveryOption) {
   EXPECT_EQ(options.values_input, "v.bin");
   EXPECT_EQ(options.values_output, "vo.bin");
   EXPECT_EQ(options.values_type, KeyType::F64);
+  EXPECT_EQ(options.values_format, Format::Text);
   EXPECT_EQ(options.backend, Backend::Cpu);
   EXPECT_EQ(options.threads, 3u);
 
@@ -81,6 +84,7 @@ TEST(Cli, RejectsWithOneLine) {
   EXPECT_NE(usage_error({}).find("input is required"), std::string::npos);
   EXPECT_NE(usage_error({"a", "--type", "i128"}).find("i128"), std::string::npos);
   EXPECT_NE(usage_error({"a", "--format", "csv"}).find("csv"), std::string::npos);
+  EXPECT_NE(usage_error({"a", "--values-format", "csv"}).find("csv"), std::string::npos);
   EXPECT_NE(usage_error({"a", "--backend", "tpu"}).find("tpu"), std::string::npos);
   EXPECT_NE(usage_error({"a", "--threads", "0"}).find("threads"), std::string::npos);
   EXPECT_NE(usage_error({"a", "--bogus"}).find("bogus"), std::string::npos);

@@ -234,6 +234,26 @@ TEST_P(RadixSortApp, ReordersValuesAlongWithKeys) {
   EXPECT_EQ(from_bytes<double>(read_file(path("values.out"))), test::gather(values, order));
 }
 
+TEST_P(RadixSortApp, DetectsTheValuesFormatApartFromTheKeys) {
+  write_file(path("keys.txt"), "3\n1\n2\n");
+  const std::vector<double> values = {30.5, 10.5, 20.5};
+  write_file(path("values.bin"), as_bytes(values));
+  RunResult result =
+      run("keys.txt --format text -o keys.out --values values.bin --values-type f64 --values-out values.out");
+  ASSERT_EQ(result.status, 0) << result.err;
+  EXPECT_EQ(read_file(path("keys.out")), "1\n2\n3\n");
+  EXPECT_EQ(from_bytes<double>(read_file(path("values.out"))), (std::vector<double>{10.5, 20.5, 30.5}));
+
+  // Where detection cannot tell, --values-format says it.
+  write_file(path("values"), "7\n8\n9\n");
+  result = run("keys.txt -o keys.out --values values --values-format bin --values-type u8 --values-out values.out");
+  EXPECT_EQ(result.status, 2);
+  EXPECT_NE(result.err.find("6 values but keys.txt has 3 keys"), std::string::npos) << result.err;
+  result = run("keys.txt -o keys.out --values values --values-format text --values-type u8 --values-out values.out");
+  ASSERT_EQ(result.status, 0) << result.err;
+  EXPECT_EQ(read_file(path("values.out")), "8\n9\n7\n");
+}
+
 TEST_P(RadixSortApp, SortsInPlaceAndThroughPipes) {
   const std::vector<int32_t> keys = random_keys<int32_t>(10000, 5);
   const std::vector<int32_t> sorted = test::gather(keys, test::stable_order(keys, false));
