@@ -332,4 +332,31 @@ void AtomicOutput::commit() {
 
 void AtomicOutput::release() noexcept { unmap(); }
 
+namespace {
+
+/// A path that does not exist, spelled canonically: its directory resolved (where it exists), then its name.
+std::string canonical_missing_path(const std::string& path) {
+  const size_t slash = path.rfind('/');
+  const std::string directory = slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
+  const std::string name = slash == std::string::npos ? path : path.substr(slash + 1);
+  char* resolved = ::realpath(directory.c_str(), nullptr);
+  if (!resolved) return path;
+  std::string canonical = std::string(resolved) + "/" + name;
+  std::free(resolved);
+  return canonical;
+}
+
+}  // namespace
+
+bool same_file(const std::string& a, const std::string& b) {
+  if (is_standard_stream(a) || is_standard_stream(b)) return a == b;
+  struct stat info_a {};
+  struct stat info_b {};
+  const bool a_exists = ::stat(a.c_str(), &info_a) == 0;
+  const bool b_exists = ::stat(b.c_str(), &info_b) == 0;
+  if (a_exists && b_exists) return info_a.st_dev == info_b.st_dev && info_a.st_ino == info_b.st_ino;
+  if (a_exists != b_exists) return false;
+  return canonical_missing_path(a) == canonical_missing_path(b);
+}
+
 }  // namespace radix_sort

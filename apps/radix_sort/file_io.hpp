@@ -101,4 +101,8 @@ class AtomicOutput {
 /// True for a path naming stdin or stdout.
 inline bool is_standard_stream(std::string_view path) { return path == "-"; }
 
+/// True where `a` and `b` name the same file, however spelled ("out", "./out", a link to it): the same device and
+/// inode where both exist, else the same real directory and name. "-" is the same only as "-".
+bool same_file(const std::string& a, const std::string& b);
+
 }  // namespace radix_sort

@@ -89,7 +89,7 @@ std::optional<Options> parse_options(int argc, const char* const* argv) {
   if (options.check && (options.argsort || !options.values_input.empty() || app.count("--output") > 0)) {
     throw UsageError("--check only reads; it takes no --output, --values or --argsort");
   }
-  if (!options.values_input.empty() && options.values_output == options.output) {
+  if (!options.values_input.empty() && same_file(options.values_output, options.output)) {
     throw UsageError("--values-out and --output name the same file");
   }
   if (is_standard_stream(options.input) && is_standard_stream(options.values_input)) {

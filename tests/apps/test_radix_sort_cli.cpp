@@ -93,6 +93,8 @@ TEST(Cli, RejectsWithOneLine) {
   EXPECT_NE(usage_error({"a", "--values", "v", "--values-out", "w", "--argsort"}).find("exclude"), std::string::npos);
   EXPECT_NE(usage_error({"a", "-c", "-o", "x"}).find("--check"), std::string::npos);
   EXPECT_NE(usage_error({"a", "-o", "x", "--values", "v", "--values-out", "x"}).find("same file"), std::string::npos);
+  EXPECT_NE(usage_error({"a", "-o", "same.out", "--values", "v", "--values-out", "./same.out"}).find("same file"),
+            std::string::npos);
   EXPECT_NE(usage_error({"-", "--values", "-", "--values-out", "w", "-o", "o"}).find("stdin"), std::string::npos);
   for (const auto& args : {std::vector<const char*>{}, {"a", "--bogus"}}) {
     EXPECT_EQ(usage_error(args).find('\n'), std::string::npos);
@@ -265,6 +267,22 @@ TEST_F(AtomicOutputTest, ASignalThatEndsTheProgramRemovesTheTemporaryFile) {
 TEST_F(AtomicOutputTest, FailsEarlyForAnUnwritableTarget) {
   EXPECT_THROW(AtomicOutput(path("missing/dir/out.bin")), AppError);
   EXPECT_THROW(AtomicOutput(directory_.string()), AppError);
+}
+
+TEST_F(AtomicOutputTest, SameFileSeesThroughSpellingsAndLinks) {
+  const std::string spelled_apart = directory_.string() + "/./sub/../out.bin";
+  std::filesystem::create_directories(path("sub"));
+  EXPECT_TRUE(same_file(path("out.bin"), spelled_apart));  // neither exists yet
+  EXPECT_FALSE(same_file(path("out.bin"), path("other.bin")));
+  { std::ofstream(path("out.bin")) << "x"; }
+  EXPECT_TRUE(same_file(path("out.bin"), spelled_apart));
+  EXPECT_FALSE(same_file(path("out.bin"), path("other.bin")));
+  std::filesystem::create_symlink("out.bin", path("link.bin"));
+  std::filesystem::create_hard_link(path("out.bin"), path("hard.bin"));
+  EXPECT_TRUE(same_file(path("link.bin"), path("out.bin")));
+  EXPECT_TRUE(same_file(path("hard.bin"), path("out.bin")));
+  EXPECT_TRUE(same_file("-", "-"));
+  EXPECT_FALSE(same_file("-", path("out.bin")));
 }
 
 TEST_F(AtomicOutputTest, InputFileReportsMissingFilesAndDirectories) {
