@@ -29,6 +29,21 @@ std::string_view without_bom(std::string_view text) {
 
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
+/// `text` quoted from an input, made safe for a one-line message: bytes outside printable ASCII (newlines among
+/// them) become \xNN.
+std::string printable(std::string_view text) {
+  std::string result;
+  for (const char c : text) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (byte >= 0x20 && byte < 0x7f) {
+      result.push_back(c);
+    } else {
+      result += fmt::format("\\x{:02X}", byte);
+    }
+  }
+  return result;
+}
+
 bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; }
 
 bool is_text_char(char c) {
@@ -94,12 +109,13 @@ std::string_view dict_value(std::string_view dict, std::string_view key, std::st
 
 KeyType npy_type_from_descr(std::string_view quoted, std::string_view name) {
   if (quoted.size() < 2 || (quoted.front() != '\'' && quoted.front() != '"')) {
-    throw AppError(fmt::format("{}: unsupported npy dtype {} (structured arrays are not supported)", name, quoted));
+    throw AppError(
+        fmt::format("{}: unsupported npy dtype {} (structured arrays are not supported)", name, printable(quoted)));
   }
   const std::string_view descr = quoted.substr(1, quoted.size() - 2);
   if (!descr.empty() && descr.front() == '>' && descr.size() > 2 && descr.substr(2) != "1") {
     throw AppError(fmt::format("{}: big-endian npy data ('{}') is not supported; convert it with a.astype('<{}')", name,
-                               descr, descr.substr(1)));
+                               printable(descr), printable(descr.substr(1))));
   }
   for (KeyType type : all_key_types) {
     const std::string expected = npy_descr(type);
@@ -110,12 +126,13 @@ KeyType npy_type_from_descr(std::string_view quoted, std::string_view name) {
     }
   }
   throw AppError(
-      fmt::format("{}: unsupported npy dtype '{}' (supported: integers of 1 to 8 bytes, f4, f8)", name, descr));
+      fmt::format("{}: unsupported npy dtype '{}' (supported: integers of 1 to 8 bytes, f4, f8)", name,
+                  printable(descr)));
 }
 
 size_t npy_count_from_shape(std::string_view shape, std::string_view name) {
   if (shape.size() < 2 || shape.front() != '(' || shape.back() != ')') {
-    throw AppError(fmt::format("{}: malformed npy shape {}", name, shape));
+    throw AppError(fmt::format("{}: malformed npy shape {}", name, printable(shape)));
   }
   std::vector<size_t> dims;
   std::string_view rest = shape.substr(1, shape.size() - 2);
@@ -129,12 +146,13 @@ size_t npy_count_from_shape(std::string_view shape, std::string_view name) {
     size_t dim = 0;
     const auto [end, error] = std::from_chars(item.data(), item.data() + item.size(), dim);
     if (error != std::errc() || end != item.data() + item.size()) {
-      throw AppError(fmt::format("{}: malformed npy shape {}", name, shape));
+      throw AppError(fmt::format("{}: malformed npy shape {}", name, printable(shape)));
     }
     dims.push_back(dim);
   }
   if (dims.size() != 1) {
-    throw AppError(fmt::format("{}: the array has shape {}; only 1-D arrays can be sorted", name, shape));
+    throw AppError(
+        fmt::format("{}: the array has shape {}; only 1-D arrays can be sorted", name, printable(shape)));
   }
   return dims[0];
 }
@@ -231,11 +249,12 @@ Column parse_text_as(std::string_view text, unsigned threads, std::string_view n
   for (size_t i = 0; i < pieces.size(); ++i) {
     if (parsed[i].failed) {
       const size_t line = lines_before + parsed[i].failed_line + 1;
+      const std::string token = printable(parsed[i].failed_token);
       if (parsed[i].out_of_range) {
-        throw AppError(fmt::format("{}:{}: '{}' is out of range for {}", name, line, parsed[i].failed_token,
+        throw AppError(fmt::format("{}:{}: '{}' is out of range for {}", name, line, token,
                                    key_type_name(key_type_of<K>())));
       }
-      throw AppError(fmt::format("{}:{}: '{}' is not a valid {} number", name, line, parsed[i].failed_token,
+      throw AppError(fmt::format("{}:{}: '{}' is not a valid {} number", name, line, token,
                                  key_type_name(key_type_of<K>())));
     }
     lines_before += newlines[i];
@@ -352,7 +371,9 @@ NpyHeader parse_npy_header(std::string_view bytes, std::string_view name) {
     throw AppError(
         fmt::format("{}: Fortran-ordered npy arrays are not supported; save with fortran_order=False", name));
   }
-  if (fortran_order != "False") throw AppError(fmt::format("{}: malformed npy fortran_order {}", name, fortran_order));
+  if (fortran_order != "False") {
+    throw AppError(fmt::format("{}: malformed npy fortran_order {}", name, printable(fortran_order)));
+  }
   header.count = npy_count_from_shape(dict_value(dict, "shape", name), name);
   header.data_offset = header_start + header_length;
 

@@ -109,6 +109,18 @@ TEST(NpyHeader, RejectsWithClearMessages) {
   EXPECT_NE(error_of([] { parse_npy_header("plain", "x.npy"); }).find("not a NumPy"), std::string::npos);
 }
 
+TEST(NpyHeader, QuotesHeaderTextOnOneLine) {
+  const auto parse = [](std::string dict) {
+    return error_of([&] { parse_npy_header(npy_file(dict) + std::string(8, '\0'), "x.npy"); });
+  };
+  std::string message = parse("{'descr': '<i4\n\x1b[31m', 'fortran_order': False, 'shape': (2,), }");
+  EXPECT_NE(message.find("'<i4\\x0A\\x1B[31m'"), std::string::npos) << message;
+  message = parse("{'descr': '<i4', 'fortran_order': False, 'shape': (2,\n3), }");
+  EXPECT_NE(message.find("(2,\\x0A3)"), std::string::npos) << message;
+  message = parse("{'descr': '<i4', 'fortran_order': Fa\tlse, 'shape': (2,), }");
+  EXPECT_NE(message.find("Fa\\x09lse"), std::string::npos) << message;
+}
+
 TEST(Binary, ViewsWholeElementsAndRejectsTruncatedFiles) {
   std::vector<int32_t> values = {3, -1, 7};
   const std::string_view bytes(reinterpret_cast<const char*>(values.data()), values.size() * 4);
@@ -173,6 +185,8 @@ TEST(Text, NamesTheLineOfABadValue) {
   EXPECT_NE(message.find("in.txt:1: '1 2'"), std::string::npos) << message;
   message = error_of([] { parse_as<int32_t>("1.5\n"); });
   EXPECT_NE(message.find("in.txt:1:"), std::string::npos) << message;
+  message = error_of([] { parse_as<int32_t>("1\r2\xff\n"); });
+  EXPECT_NE(message.find("in.txt:1: '1\\x0D2\\xFF' is not a valid i32 number"), std::string::npos) << message;
   message = error_of([] { parse_as<float>("1e60\n"); });
   EXPECT_NE(message.find("out of range for f32"), std::string::npos) << message;
 }
