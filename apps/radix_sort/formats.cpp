@@ -145,6 +145,9 @@ size_t npy_count_from_shape(std::string_view shape, std::string_view name) {
     if (item.empty()) continue;
     size_t dim = 0;
     const auto [end, error] = std::from_chars(item.data(), item.data() + item.size(), dim);
+    if (error == std::errc::result_out_of_range) {
+      throw AppError(fmt::format("{}: the npy shape {} is too large", name, printable(shape)));
+    }
     if (error != std::errc() || end != item.data() + item.size()) {
       throw AppError(fmt::format("{}: malformed npy shape {}", name, printable(shape)));
     }
@@ -378,8 +381,12 @@ NpyHeader parse_npy_header(std::string_view bytes, std::string_view name) {
   header.data_offset = header_start + header_length;
 
   const size_t element = key_type_size(header.type);
+  // The size in bytes must be computable before it is compared or printed.
+  if (header.count > std::numeric_limits<size_t>::max() / element) {
+    throw AppError(fmt::format("{}: the npy shape ({},) is too large", name, header.count));
+  }
   const size_t data_bytes = bytes.size() - header.data_offset;
-  if (header.count > data_bytes / element || data_bytes != header.count * element) {
+  if (data_bytes != header.count * element) {
     throw AppError(fmt::format("{}: the npy header promises {} values ({} bytes) but {} bytes of data follow", name,
                                header.count, header.count * element, data_bytes));
   }

@@ -121,6 +121,18 @@ TEST(NpyHeader, QuotesHeaderTextOnOneLine) {
   EXPECT_NE(message.find("Fa\\x09lse"), std::string::npos) << message;
 }
 
+TEST(NpyHeader, SaysWhenTheShapeIsTooLarge) {
+  const auto parse = [](std::string dict) {
+    return error_of([&] { parse_npy_header(npy_file(dict) + std::string(8, '\0'), "x.npy"); });
+  };
+  // 2^62 eight-byte values: their size in bytes does not fit in 64 bits.
+  std::string message = parse("{'descr': '<u8', 'fortran_order': False, 'shape': (4611686018427387904,), }");
+  EXPECT_NE(message.find("x.npy: the npy shape (4611686018427387904,) is too large"), std::string::npos) << message;
+  message = parse("{'descr': '<u1', 'fortran_order': False, 'shape': (99999999999999999999999,), }");
+  EXPECT_NE(message.find("x.npy: the npy shape (99999999999999999999999,) is too large"), std::string::npos)
+      << message;
+}
+
 TEST(Binary, ViewsWholeElementsAndRejectsTruncatedFiles) {
   std::vector<int32_t> values = {3, -1, 7};
   const std::string_view bytes(reinterpret_cast<const char*>(values.data()), values.size() * 4);
