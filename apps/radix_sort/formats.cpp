@@ -4,9 +4,11 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <limits>
 #include <type_traits>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <system_error>
@@ -169,6 +171,38 @@ struct ParsedPiece {
   std::string failed_token;
 };
 
+/// std::from_chars, reading numbers as numpy does where it differs: "-0" is 0 for an unsigned type (any other negative
+/// number is out of range), and a float too small for its type rounds to a denormal or to zero.
+template <class K>
+std::from_chars_result parse_number(const char* first, const char* last, K& value) {
+  if constexpr (std::is_unsigned_v<K>) {
+    if (first < last && *first == '-') {
+      std::from_chars_result result = std::from_chars(first + 1, last, value);
+      if (result.ec == std::errc() && value != 0) result.ec = std::errc::result_out_of_range;
+      return result;
+    }
+  }
+  std::from_chars_result result = std::from_chars(first, last, value);
+  if constexpr (std::is_floating_point_v<K>) {
+    if (result.ec == std::errc::result_out_of_range) {
+      // from_chars reports underflow as it does overflow; strtof/strtod round it correctly and leave only overflow
+      // infinite. (Rare, so copying the token to terminate it costs nothing that matters.)
+      const std::string token(first, result.ptr);
+      K rounded;
+      if constexpr (std::is_same_v<K, float>) {
+        rounded = std::strtof(token.c_str(), nullptr);
+      } else {
+        rounded = std::strtod(token.c_str(), nullptr);
+      }
+      if (!std::isinf(rounded)) {
+        value = rounded;
+        result.ec = std::errc();
+      }
+    }
+  }
+  return result;
+}
+
 /// Parses the lines of `piece` into `out`, which has room for one value per line; stops at the first bad line.
 template <class K>
 void parse_piece(std::string_view piece, K* out, ParsedPiece& result) {
@@ -187,7 +221,7 @@ void parse_piece(std::string_view piece, K* out, ParsedPiece& result) {
     const char* number = first;
     if (*number == '+' && end - number > 1 && number[1] != '-' && number[1] != '+') ++number;
     K value{};
-    const auto [parsed_end, error] = std::from_chars(number, end, value);
+    const auto [parsed_end, error] = parse_number(number, end, value);
     const char* after = parsed_end;
     while (after < end && is_blank(*after)) ++after;
     if (error == std::errc() && (after == end || *after == '\n')) {

@@ -67,8 +67,9 @@ Column binary_column(std::string_view bytes, KeyType type, std::string_view name
                      std::shared_ptr<const void> owner = nullptr);
 
 /// Parses text with one number per line (a leading UTF-8 byte order mark, surrounding whitespace and blank lines
-/// allowed, optional sign, decimal; floats also in exponent, inf and nan forms) on up to `threads` threads. Throws
-/// AppError naming the line of the first value that is not a number or does not fit `type`.
+/// allowed, optional sign, decimal; floats also in exponent, inf and nan forms) on up to `threads` threads. As numpy
+/// does, "-0" is 0 for unsigned types and floats too small for `type` round to a denormal or zero. Throws AppError
+/// naming the line of the first value that is not a number or does not fit `type`.
 Column parse_text(std::string_view text, KeyType type, unsigned threads, std::string_view name);
 
 /// Prints `count` elements of `type`, one per line, on up to `threads` threads; the text is handed to `sink` in

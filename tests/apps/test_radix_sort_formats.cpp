@@ -179,6 +179,27 @@ TEST(Text, ReadsFloatForms) {
   EXPECT_EQ(values[6], 0.01);
 }
 
+TEST(Text, ReadsMinusZeroAndTinyFloatsAsNumpyDoes) {
+  EXPECT_EQ(parse_as<uint8_t>("-0\n-000\n+0\n"), (std::vector<uint8_t>{0, 0, 0}));
+  EXPECT_EQ(parse_as<uint64_t>("-0\n"), (std::vector<uint64_t>{0}));
+  const std::vector<float> floats = parse_as<float>("1e-320\n-1e-400\n1e-40\n1e-45\n");
+  ASSERT_EQ(floats.size(), 4u);
+  EXPECT_EQ(floats[0], 0.0f);
+  EXPECT_FALSE(std::signbit(floats[0]));
+  EXPECT_EQ(floats[1], 0.0f);
+  EXPECT_TRUE(std::signbit(floats[1]));
+  EXPECT_EQ(floats[2], 1e-40f);
+  EXPECT_EQ(floats[3], std::numeric_limits<float>::denorm_min());
+  const std::vector<double> doubles = parse_as<double>("1e-320\n1e-400\n");
+  ASSERT_EQ(doubles.size(), 2u);
+  EXPECT_EQ(doubles[0], 1e-320);
+  EXPECT_EQ(doubles[1], 0.0);
+  std::string message = error_of([] { parse_as<uint8_t>("1\n-1\n"); });
+  EXPECT_NE(message.find("in.txt:2: '-1' is out of range for u8"), std::string::npos) << message;
+  message = error_of([] { parse_as<double>("-1e400\n"); });
+  EXPECT_NE(message.find("'-1e400' is out of range for f64"), std::string::npos) << message;
+}
+
 TEST(Text, NamesTheLineOfABadValue) {
   // Many lines and threads, so the bad line is far from the first piece.
   std::string text;
