@@ -74,7 +74,7 @@ void bench_type(prims::bench::Harness& harness, bool with_variants) {
   const size_t max_n = size_t{1} << harness.max_log2();
   prims::DeviceBuffer<T> in(max_n);
   prims::bench::generate_small_values(in.data(), max_n, 7);
-  for (int log2n = harness.min_log2(); log2n <= harness.max_log2(); log2n += 2) {
+  for (int log2n = harness.min_log2(); log2n <= harness.max_log2(); log2n += harness.step_log2()) {
     const size_t n = size_t{1} << log2n;
     bench_case<T, ReduceAlgorithm::WarpShuffle, Kind::Sum>(harness, in.data(), n, "WarpShuffle");
     if (with_variants) {
@@ -89,7 +89,7 @@ void bench_type(prims::bench::Harness& harness, bool with_variants) {
 
 int main(int argc, char** argv) {
   try {
-    prims::bench::Harness harness(argc, argv, "bench_reduce");
+    prims::bench::Harness harness(argc, argv, "bench_reduce", 16, 30, 2);
     bench_type<int32_t>(harness, true);
     bench_type<float>(harness, false);
     bench_type<int64_t>(harness, false);

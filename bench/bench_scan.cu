@@ -105,7 +105,7 @@ void bench_type(prims::bench::Harness& harness) {
   Buffers<T> buffers{prims::DeviceBuffer<T>(max_n), prims::DeviceBuffer<T>(max_n), prims::DeviceBuffer<T>(max_n),
                      prims::DeviceBuffer<T>(max_n)};
   prims::bench::generate_small_values(buffers.in.data(), max_n, 11);
-  for (int log2n = harness.min_log2(); log2n <= harness.max_log2(); log2n += 2) {
+  for (int log2n = harness.min_log2(); log2n <= harness.max_log2(); log2n += harness.step_log2()) {
     const size_t n = size_t{1} << log2n;
     bench_case<ScanAlgorithm::SinglePass, true>(harness, buffers, n);
     bench_case<ScanAlgorithm::ReduceThenScan, true>(harness, buffers, n);
@@ -118,7 +118,7 @@ void bench_type(prims::bench::Harness& harness) {
 
 int main(int argc, char** argv) {
   try {
-    prims::bench::Harness harness(argc, argv, "bench_scan");
+    prims::bench::Harness harness(argc, argv, "bench_scan", 16, 30, 2);
     bench_type<int32_t>(harness);
     bench_type<float>(harness);
     bench_type<int64_t>(harness);

@@ -171,7 +171,7 @@ void bench_type(prims::bench::Harness& harness, bool pairs) {
   }
   for (const Distribution& distribution : kDistributions) {
     generate_keys(buffers.pristine.data(), max_n, distribution.words);
-    for (int log2n = harness.min_log2(); log2n <= harness.max_log2(); ++log2n) {
+    for (int log2n = harness.min_log2(); log2n <= harness.max_log2(); log2n += harness.step_log2()) {
       bench_case(harness, buffers, size_t{1} << log2n, pairs, distribution.name);
     }
   }

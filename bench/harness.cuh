@@ -126,13 +126,19 @@ void generate_small_values(T* out, size_t n, uint64_t seed) {
 
 class Harness {
  public:
-  /// Parses the common options: --json FILE, --min-log2, --max-log2, --repeats, --filter TEXT.
-  Harness(int argc, char** argv, std::string bench_name, int default_min_log2 = 16, int default_max_log2 = 30)
-      : bench_name_(std::move(bench_name)), min_log2_(default_min_log2), max_log2_(default_max_log2) {
+  /// Parses the common options: --json FILE, --min-log2, --max-log2, --step-log2, --repeats, --filter TEXT.
+  Harness(int argc, char** argv, std::string bench_name, int default_min_log2 = 16, int default_max_log2 = 30,
+          int default_step_log2 = 1)
+      : bench_name_(std::move(bench_name)),
+        min_log2_(default_min_log2),
+        max_log2_(default_max_log2),
+        step_log2_(default_step_log2) {
     CLI::App app{bench_name_ + ": prims against Thrust and CUB"};
     app.add_option("--json", json_path_, "write the results as JSON to this file");
     app.add_option("--min-log2", min_log2_, "smallest size, as a power of two");
     app.add_option("--max-log2", max_log2_, "largest size, as a power of two");
+    app.add_option("--step-log2", step_log2_, "sizes step by this power of two (benches that sweep sizes)")
+        ->check(CLI::PositiveNumber);
     app.add_option("--repeats", repeats_, "timed runs per contender (the median is reported)");
     app.add_option("--filter", filter_, "run only the cases whose \"bench type variant\" name contains this text");
     try {
@@ -161,6 +167,7 @@ class Harness {
 
   int min_log2() const { return min_log2_; }
   int max_log2() const { return max_log2_; }
+  int step_log2() const { return step_log2_; }
   cudaStream_t stream() const { return stream_; }
 
   /// Whether --filter selects this case (every case when no filter was given).
@@ -277,6 +284,7 @@ class Harness {
   std::string json_path_;
   int min_log2_;
   int max_log2_;
+  int step_log2_;
   int repeats_ = 30;
   std::string filter_;
   std::string device_name_;

@@ -104,7 +104,7 @@ void tune_type(prims::bench::Harness& harness, const char* type) {
   const size_t max_n = size_t{1} << harness.max_log2();
   Buffers<T> buffers{prims::DeviceBuffer<T>(max_n), prims::DeviceBuffer<T>(max_n), prims::DeviceBuffer<T>(max_n), {}};
   prims::bench::generate(buffers.in.data(), max_n, 11, [] __device__(uint64_t bits, size_t) { return T(bits & 0xff); });
-  for (int log2n = harness.min_log2(); log2n <= harness.max_log2(); log2n += 2) {
+  for (int log2n = harness.min_log2(); log2n <= harness.max_log2(); log2n += harness.step_log2()) {
     const size_t n = size_t{1} << log2n;
     sweep<T, SinglePass<256, 64, 64, 1>, SinglePass<256, 128, 64, 1>, SinglePass<512, 64, 64, 1>,
           SinglePass<128, 128, 64, 1>, SinglePass<256, 128, 32, 1>, SinglePass<256, 128, 128, 1>,
@@ -118,7 +118,7 @@ void tune_type(prims::bench::Harness& harness, const char* type) {
 
 int main(int argc, char** argv) {
   try {
-    prims::bench::Harness harness(argc, argv, "tune_scan", 20, 30);
+    prims::bench::Harness harness(argc, argv, "tune_scan", 20, 30, 2);
     tune_type<int32_t>(harness, "i32");
     tune_type<int64_t>(harness, "i64");
     return harness.finish();

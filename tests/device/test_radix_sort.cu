@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <random>
 #include <vector>
 
@@ -290,6 +291,43 @@ TEST(RadixSortFloats, NansZerosInfinitiesDenormalsFloat) {
 TEST(RadixSortFloats, NansZerosInfinitiesDenormalsDouble) {
   PRIMS_REQUIRE_GPU();
   check_special_floats<double>();
+}
+
+/// Full tiles of floats take a faster digit path when the histogram finds no NaN and no -0.0: finite keys of every
+/// sign, exponent and denormal, then the same keys with one NaN or one -0.0 in the middle of a full tile (which
+/// must send every tile back to the exact path).
+template <class F>
+void check_floats_plain_and_exact_paths() {
+  using Key = prims::RadixKey<F>;
+  std::vector<F> keys = random_keys<F>(3 * kOnesweepTile + 5, 19);
+  for (auto& key : keys) {
+    if (Key::is_special(key)) key = F(1.5);
+  }
+  keys[7] = std::numeric_limits<F>::infinity();
+  keys[8] = -std::numeric_limits<F>::infinity();
+  keys[9] = F(0);
+  std::vector<uint32_t> index(keys.size());
+  for (size_t i = 0; i < index.size(); ++i) index[i] = static_cast<uint32_t>(i);
+  for (F special : {F(1.5), std::numeric_limits<F>::quiet_NaN(), -F(0)}) {
+    std::vector<F> case_keys = keys;
+    case_keys[kOnesweepTile + 100] = special;
+    for (Order order : {Order::Ascending, Order::Descending}) {
+      check_sort<RadixSortAlgorithm::Onesweep>(case_keys, static_cast<const std::vector<uint32_t>*>(nullptr), {order});
+      check_sort<RadixSortAlgorithm::Onesweep>(case_keys, &index, {order});
+      check_sort<RadixSortAlgorithm::Onesweep>(case_keys, &index, {order, 5, Key::kBits - 3});
+      if (::testing::Test::HasFatalFailure()) return;
+    }
+  }
+}
+
+TEST(RadixSortFloats, PlainAndExactDigitPathsFloat) {
+  PRIMS_REQUIRE_GPU();
+  check_floats_plain_and_exact_paths<float>();
+}
+
+TEST(RadixSortFloats, PlainAndExactDigitPathsDouble) {
+  PRIMS_REQUIRE_GPU();
+  check_floats_plain_and_exact_paths<double>();
 }
 
 // ---- Large inputs, generated and validated on the GPU.

@@ -5,8 +5,10 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <random>
+#include <type_traits>
 #include <vector>
 
 #include "prims/util/radix_key.cuh"
@@ -117,6 +119,25 @@ TYPED_TEST(RadixKeyTyped, DigitsReassembleTheSortBits) {
       }
     }
   }
+}
+
+TYPED_TEST(RadixKeyTyped, PlainOrderedBitsAgreeOnEveryKeyButTheSpecialOnes) {
+  using K = TypeParam;
+  int specials = 0;
+  for (K key : sample_keys<K>(3000, 7)) {
+    bool expected_special = false;
+    if constexpr (std::is_floating_point_v<K>) expected_special = std::isnan(key) || (key == 0 && std::signbit(key));
+    ASSERT_EQ(RadixKey<K>::is_special(key), expected_special);
+    specials += expected_special;
+    if (!expected_special) {
+      ASSERT_EQ(RadixKey<K>::plain_ordered_bits(key), RadixKey<K>::ordered_bits(key));
+      for (Order order : {Order::Ascending, Order::Descending}) {
+        const prims::DigitExtractor<K> digit_of(order, 3, 8);
+        ASSERT_EQ(digit_of.plain(key), digit_of(key));
+      }
+    }
+  }
+  if constexpr (std::is_floating_point_v<K>) EXPECT_GT(specials, 1);  // the samples hold NaNs and -0.0
 }
 
 TEST(RadixKeyFloat, ZerosTieAndNansTieLast) {

@@ -166,13 +166,15 @@ cudaError_t onesweep_sort(void* temp, size_t& temp_bytes, PassBuffers<K, V> io, 
   const int num_passes = radix_passes(begin_bit, end_bit, Policy::radix_bits);
   const size_t num_tiles = (n + Shape::kTileItems - 1) / Shape::kTileItems;
   const size_t lookback_words = num_tiles * kDigits;
-  // histograms[pass][digit] and the tile counters sit together so that one memset clears them.
+  // histograms[pass][digit], the tile counters and the special-key flag sit together so that one memset clears
+  // them.
   const size_t histogram_words = static_cast<size_t>(num_passes) * kDigits;
+  const size_t counter_words = histogram_words + num_passes + 1;
   const size_t lookback_bytes = lookback_words * sizeof(unsigned);
   void* parts[5];
   PRIMS_TRY(prims::detail::carve_temp(temp, temp_bytes,
                                       {alternate_bytes<K>(n), alternate_bytes<V>(n),
-                                       (histogram_words + num_passes) * sizeof(unsigned),
+                                       counter_words * sizeof(unsigned),
                                        (histogram_words + num_passes) * sizeof(unsigned), 2 * lookback_bytes},
                                       parts));
   if (temp == nullptr || n == 0) {
@@ -184,20 +186,24 @@ cudaError_t onesweep_sort(void* temp, size_t& temp_bytes, PassBuffers<K, V> io, 
   }
   unsigned* histograms = static_cast<unsigned*>(parts[2]);
   unsigned* tile_counters = histograms + histogram_words;
+  unsigned* special_keys = tile_counters + num_passes;
   unsigned* digit_starts = static_cast<unsigned*>(parts[3]);
   unsigned* trivial = digit_starts + histogram_words;
   unsigned* lookback[2] = {static_cast<unsigned*>(parts[4]), static_cast<unsigned*>(parts[4]) + lookback_words};
 
-  PRIMS_TRY(cudaMemsetAsync(histograms, 0, (histogram_words + num_passes) * sizeof(unsigned), stream));
+  PRIMS_TRY(cudaMemsetAsync(histograms, 0, counter_words * sizeof(unsigned), stream));
   int multiprocessors = 0;
   PRIMS_TRY(prims::detail::multiprocessor_count(multiprocessors));
   constexpr size_t kHistogramTile =
       static_cast<size_t>(Policy::histogram_block_threads) * Policy::histogram_items_per_thread;
   const size_t histogram_grid = std::min(static_cast<size_t>(multiprocessors) * Policy::histogram_blocks_per_sm,
                                          (n + kHistogramTile - 1) / kHistogramTile);
+  constexpr size_t kHistogramBytes = kOnesweepHistogramBytes<Policy, K>;
+  PRIMS_TRY(cudaFuncSetAttribute(onesweep_histogram_kernel<Policy, K>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                 static_cast<int>(kHistogramBytes)));
   PRIMS_TRY(prims::detail::launch(onesweep_histogram_kernel<Policy, K>, static_cast<unsigned>(histogram_grid),
-                                  Policy::histogram_block_threads, 0, stream, io.keys_in, n, order, begin_bit,
-                                  end_bit, histograms, lookback[0], lookback_words));
+                                  Policy::histogram_block_threads, kHistogramBytes, stream, io.keys_in, n, order, begin_bit,
+                                  end_bit, histograms, special_keys, lookback[0], lookback_words));
   PRIMS_TRY(prims::detail::launch(onesweep_digit_starts_kernel<Policy>, num_passes, kDigits, 0, stream,
                                   static_cast<const unsigned*>(histograms), digit_starts, trivial,
                                   static_cast<unsigned>(n)));
@@ -208,6 +214,7 @@ cudaError_t onesweep_sort(void* temp, size_t& temp_bytes, PassBuffers<K, V> io, 
                                   pass_digit<K>(order, begin_bit, end_bit, Policy::radix_bits, pass),
                                   digit_starts + pass * kDigits,
                                   trivial + pass,
+                                  special_keys,
                                   tile_counters + pass,
                                   lookback[pass % 2],
                                   pass + 1 < num_passes ? lookback[(pass + 1) % 2] : nullptr};
@@ -227,7 +234,12 @@ cudaError_t radix_sort(void* temp, size_t& temp_bytes, PassBuffers<K, V> io, siz
     return cudaErrorInvalidValue;
   }
   if (ALGORITHM == RadixSortAlgorithm::Onesweep && n <= kOnesweepMaxItems) {
-    return onesweep_sort(temp, temp_bytes, io, n, order, begin_bit, end_bit, stream);
+    using Large = OnesweepLargePolicy<K, V>;
+    if constexpr (Large::items_per_thread != OnesweepPolicy<K, V>::items_per_thread) {
+      // The choice depends on n alone, so the size query and the sort agree.
+      if (n >= Large::min_items) return onesweep_sort<K, V, Large>(temp, temp_bytes, io, n, order, begin_bit, end_bit, stream);
+    }
+    return onesweep_sort<K, V, OnesweepPolicy<K, V>>(temp, temp_bytes, io, n, order, begin_bit, end_bit, stream);
   }
   return tile_counts_sort(temp, temp_bytes, io, n, order, begin_bit, end_bit, stream);
 }

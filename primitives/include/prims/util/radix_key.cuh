@@ -55,6 +55,8 @@ struct RadixKey {
   static_assert(kIsRadixKey<K>, "radix-sort keys are 1 to 8-byte integers, float or double");
   using Bits = typename detail::UnsignedOfSize<sizeof(K)>::type;
   static constexpr int kBits = 8 * static_cast<int>(sizeof(K));
+  /// Whether some keys of this type are special (see is_special): floats, for their NaNs and -0.0.
+  static constexpr bool kHasSpecialKeys = std::is_floating_point_v<K>;
   static constexpr Bits kSignBit = static_cast<Bits>(Bits{1} << (kBits - 1));
   /// +inf for float and double (all exponent bits set); magnitudes above it are NaNs.
   static constexpr Bits kInfinityBits =
@@ -65,6 +67,30 @@ struct RadixKey {
     Bits bits;
     memcpy(&bits, &key, sizeof(K));
     return bits;
+  }
+
+  /// Whether ordered_bits treats the key specially: a NaN or -0.0 (never for integers). Every other key's ordered
+  /// bits are its plain_ordered_bits.
+  __host__ __device__ static bool is_special(K key) {
+    if constexpr (std::is_floating_point_v<K>) {
+      const Bits bits = raw_bits(key);
+      return static_cast<Bits>(bits & ~kSignBit) > kInfinityBits || bits == kSignBit;
+    } else {
+      return false;
+    }
+  }
+
+  /// ordered_bits for keys that are not special, in fewer instructions (for floats, no NaN or -0.0 test).
+  __host__ __device__ static Bits plain_ordered_bits(K key) {
+    const Bits bits = raw_bits(key);
+    if constexpr (std::is_floating_point_v<K>) {
+      using Signed = std::make_signed_t<Bits>;
+      // Negative: every bit flipped; otherwise the sign bit set.
+      const Bits negative = static_cast<Bits>(static_cast<Signed>(bits) >> (kBits - 1));
+      return static_cast<Bits>(bits ^ (negative | kSignBit));
+    } else {
+      return ordered_bits(key);
+    }
   }
 
   /// Bits whose unsigned order is the ascending key order described at the top of this file.
@@ -109,9 +135,13 @@ struct DigitExtractor {
         mask(static_cast<unsigned>((std::uint64_t{1} << num_bits) - 1)) {}
 
   /// Shift, mask and flip: two instructions for integer keys.
-  __host__ __device__ unsigned operator()(K key) const {
-    return (static_cast<unsigned>(RadixKey<K>::ordered_bits(key) >> shift) & mask) ^ flip;
-  }
+  __host__ __device__ unsigned operator()(K key) const { return of_bits(RadixKey<K>::ordered_bits(key)); }
+
+  /// The digit of a key whose ordered bits (RadixKey<K>::ordered_bits) are `bits`.
+  __host__ __device__ unsigned of_bits(Bits bits) const { return (static_cast<unsigned>(bits >> shift) & mask) ^ flip; }
+
+  /// The same digit for a key that is not special (RadixKey<K>::is_special), in fewer instructions for floats.
+  __host__ __device__ unsigned plain(K key) const { return of_bits(RadixKey<K>::plain_ordered_bits(key)); }
 };
 
 /// The bits in [begin_bit, end_bit) of a key's ordered bits (complemented for descending): the value the sort

@@ -38,15 +38,18 @@ struct TileCountsPolicySm90 {
   static constexpr int items_per_thread = kSortItemBytes<K, V> <= 4 ? 16 : kSortItemBytes<K, V> <= 8 ? 8 : 4;
 };
 
-/// Tuning of Onesweep on Hopper. Pass kernel: 384 threads capped at 80 registers, so two blocks share an SM and
-/// one block's look-back wait is covered by the other's work. Keys a thread: 24 for keys-only sorts of up to
-/// 4-byte keys (a 36 KB tile), 20 for pairs of 4-byte items, 15 for 8-byte items; measured best at 2^24..2^28
-/// among 256, 384 and 512 threads of 10 to 28 keys (u32 2^28: 384x16 6956 us, 384x20 6345, 384x24 5828; 384x28
-/// spills). Ranking finds equal digits with one ballot per digit bit: __match_any_sync measured 1.5x slower on
-/// the whole sort (its pipe saturates). A look-back step reads 4 earlier tiles' words at once.
-/// Histogram kernel: a persistent grid of 4 blocks an SM reading 16-byte vectors, 64 bytes of keys a thread per
-/// tile, with `histogram_copies` copies of the shared counters (lane l adds to copy l % copies) so that skewed
-/// digits collide less; it is bound by shared atomics.
+/// Tuning of Onesweep on Hopper (measured with bench/tune_sort against CUB, keys of entropy 1.0, 0.544, 0.201).
+/// Pass kernel: 384 threads capped at 80 registers, so two blocks share an SM and one block's look-back wait is
+/// covered by the other's work. Keys a thread: 24 for keys-only sorts of up to 4-byte keys (a 36 KB tile), 20 for
+/// pairs of 4-byte items, 15 for 8-byte items; from inputs of 2^26 keys on, integer keys-only sorts take 28
+/// (OnesweepLargePolicySm90). Measured at 2^24 and 2^28 among 256, 384 and 512 threads of 10 to 28 keys and 2 or
+/// 3 blocks an SM: bigger tiles win at 2^28 until registers spill (float keys spill at 28: their tiles keep two
+/// digit paths), smaller ones at 2^24. Ranking finds equal digits with one ballot per digit bit:
+/// __match_any_sync measured 1.5x slower (its pipe saturates), and ORing lane bits into a shared table of digit
+/// masks 3% faster on uniform keys but up to 1.4x slower on low-entropy keys (many lanes' atomics on one word).
+/// A look-back step reads 4 earlier tiles' words at once.
+/// Histogram kernel: a persistent grid of one 1024-thread block an SM reading 16-byte vectors, with a copy of the
+/// counters for every lane (16 for 8-byte keys, to fit 128 KB), so a warp's shared atomics never collide.
 template <class K, class V>
 struct OnesweepPolicySm90 {
   static constexpr int radix_bits = 8;
@@ -58,10 +61,19 @@ struct OnesweepPolicySm90 {
   static constexpr int min_blocks_per_sm = 2;
   static constexpr int lookback_words_per_step = 4;
   static constexpr bool rank_with_match_any = false;
-  static constexpr int histogram_block_threads = 256;
+  static constexpr int histogram_block_threads = 1024;
   static constexpr int histogram_items_per_thread = sizeof(K) <= 4 ? 16 : 8;
-  static constexpr int histogram_blocks_per_sm = 4;
-  static constexpr int histogram_copies = 2;
+  static constexpr int histogram_blocks_per_sm = 1;
+  static constexpr int histogram_copies = sizeof(K) <= 4 ? 32 : 16;
+};
+
+/// Onesweep on Hopper for inputs of at least `min_items` keys: bigger tiles for integer keys-only sorts
+/// (u32 2^28: 5388 us with 28 keys a thread, 5658 with 24; at 2^24, 448 and 431).
+template <class K, class V>
+struct OnesweepLargePolicySm90 : OnesweepPolicySm90<K, V> {
+  static constexpr size_t min_items = size_t{1} << 26;
+  static constexpr int items_per_thread =
+      !kHasValues<V> && sizeof(K) <= 4 && std::is_integral_v<K> ? 28 : OnesweepPolicySm90<K, V>::items_per_thread;
 };
 
 /// The policies for the architecture the library is built for; one entry today.
@@ -69,6 +81,8 @@ template <class K, class V>
 using TileCountsPolicy = TileCountsPolicySm90<K, V>;
 template <class K, class V>
 using OnesweepPolicy = OnesweepPolicySm90<K, V>;
+template <class K, class V>
+using OnesweepLargePolicy = OnesweepLargePolicySm90<K, V>;
 
 /// The number of digit passes over [begin_bit, end_bit) with digits of `radix_bits`.
 __host__ __device__ constexpr int radix_passes(int begin_bit, int end_bit, int radix_bits) {

@@ -45,21 +45,33 @@ struct alignas(16) KeyVector {
   K keys[N];
 };
 
+/// Shared-memory bytes of the histogram kernel: Policy::histogram_copies copies of every pass's counters.
+template <class Policy, class K>
+inline constexpr size_t kOnesweepHistogramBytes = static_cast<size_t>(radix_passes(0, RadixKey<K>::kBits,
+                                                                                   Policy::radix_bits)) *
+                                                  (size_t{1} << Policy::radix_bits) * sizeof(unsigned) *
+                                                  Policy::histogram_copies;
+
 template <class Policy, class K>
 __global__ void __launch_bounds__(Policy::histogram_block_threads)
     onesweep_histogram_kernel(const K* __restrict__ keys, size_t n, Order order, int begin_bit, int end_bit,
-                              unsigned* __restrict__ histograms, unsigned* __restrict__ lookback,
-                              size_t lookback_words) {
+                              unsigned* __restrict__ histograms, unsigned* __restrict__ special_keys,
+                              unsigned* __restrict__ lookback, size_t lookback_words) {
   constexpr int kThreads = Policy::histogram_block_threads;
   constexpr int kItems = Policy::histogram_items_per_thread;
+  constexpr int kCopies = Policy::histogram_copies;
   constexpr size_t kTileItems = static_cast<size_t>(kThreads) * kItems;
   constexpr int kDigits = 1 << Policy::radix_bits;
   constexpr int kMaxPasses = radix_passes(0, RadixKey<K>::kBits, Policy::radix_bits);
-  // One word of padding between copies puts the copies of a counter in different banks.
-  constexpr int kCopyWords = kMaxPasses * kDigits + 1;
-  __shared__ unsigned counts[Policy::histogram_copies * kCopyWords];
+  constexpr int kCounterWords = kMaxPasses * kDigits * kCopies;
+  static_assert(kCopies >= 1 && kCopies <= warp::kWarpThreads && warp::kWarpThreads % kCopies == 0,
+                "histogram copies divide the warp");
+  // counts[(pass * kDigits + digit) * kCopies + copy], in dynamic shared memory (over 48 KB). Lane l adds to copy
+  // l % kCopies: with 32 copies lane l only ever touches bank l, so a warp's atomics never collide, however
+  // skewed the digits.
+  extern __shared__ unsigned counts[];
 
-  for (int i = threadIdx.x; i < Policy::histogram_copies * kCopyWords; i += kThreads) counts[i] = 0;
+  for (int i = threadIdx.x; i < kCounterWords; i += kThreads) counts[i] = 0;
   prims::detail::wait_for_prior_grids();
   prims::detail::allow_dependent_grids();
   const size_t grid_threads = static_cast<size_t>(gridDim.x) * kThreads;
@@ -70,17 +82,18 @@ __global__ void __launch_bounds__(Policy::histogram_block_threads)
 
   const int num_passes = radix_passes(begin_bit, end_bit, Policy::radix_bits);
   const int lane = threadIdx.x % warp::kWarpThreads;
-  // Shared-window addresses: the block's first copy of the counters and this lane's copy.
-  const unsigned counts_address = static_cast<unsigned>(__cvta_generic_to_shared(counts));
-  const unsigned my_counts = counts_address + (lane % Policy::histogram_copies) * kCopyWords * 4u;
-  auto count_key = [&](K key, unsigned into, unsigned amount) {
+  // Shared-window address of this lane's copy.
+  const unsigned my_counts =
+      static_cast<unsigned>(__cvta_generic_to_shared(counts)) + (lane % kCopies) * 4u;
+  bool special = false;
+  auto count_key = [&](K key) {
+    if constexpr (RadixKey<K>::kHasSpecialKeys) special = special || RadixKey<K>::is_special(key);
+    const auto bits = RadixKey<K>::ordered_bits(key);
 #pragma unroll
     for (int pass = 0; pass < kMaxPasses; ++pass) {
       if (pass < num_passes) {
-        const unsigned digit = pass_digit<K>(order, begin_bit, end_bit, Policy::radix_bits, pass)(key);
-        asm volatile("red.shared.add.u32 [%0], %1;"
-                     :
-                     : "r"(into + (pass * kDigits + digit) * 4u), "r"(amount)
+        const unsigned digit = pass_digit<K>(order, begin_bit, end_bit, Policy::radix_bits, pass).of_bits(bits);
+        asm volatile("red.shared.add.u32 [%0], 1;" : : "r"(my_counts + (pass * kDigits + digit) * kCopies * 4u)
                      : "memory");
       }
     }
@@ -92,7 +105,7 @@ __global__ void __launch_bounds__(Policy::histogram_block_threads)
   using Vector = KeyVector<K, kVector>;
   const size_t misaligned = (reinterpret_cast<size_t>(keys) / sizeof(K)) % kVector;
   const size_t head = misaligned == 0 ? 0 : (kVector - misaligned < n ? kVector - misaligned : n);
-  if (blockIdx.x == 0 && threadIdx.x < head) count_key(keys[threadIdx.x], my_counts, 1);
+  if (blockIdx.x == 0 && threadIdx.x < head) count_key(keys[threadIdx.x]);
   const Vector* body = reinterpret_cast<const Vector*>(keys + head);
   const size_t num_full_tiles = (n - head) / kTileItems;
   for (size_t tile = blockIdx.x; tile < num_full_tiles; tile += gridDim.x) {
@@ -103,32 +116,20 @@ __global__ void __launch_bounds__(Policy::histogram_block_threads)
     }
 #pragma unroll
     for (int i = 0; i < kItems / kVector; ++i) {
-      // A warp whose keys of this vector all equal lane 0's first one (all-equal and low-entropy inputs) adds them
-      // once instead of colliding.
-      const K first = prims::detail::shuffle_index(vectors[i].keys[0], 0);
-      bool same = true;
 #pragma unroll
-      for (int j = 0; j < kVector; ++j) {
-        same = same && RadixKey<K>::raw_bits(vectors[i].keys[j]) == RadixKey<K>::raw_bits(first);
-      }
-      if (__all_sync(prims::detail::kFullWarpMask, same)) {
-        if (lane == 0) count_key(first, counts_address, warp::kWarpThreads * kVector);
-      } else {
-#pragma unroll
-        for (int j = 0; j < kVector; ++j) count_key(vectors[i].keys[j], my_counts, 1);
-      }
+      for (int j = 0; j < kVector; ++j) count_key(vectors[i].keys[j]);
     }
   }
   for (size_t i = head + num_full_tiles * kTileItems + blockIdx.x * static_cast<size_t>(kThreads) + threadIdx.x;
        i < n; i += grid_threads) {
-    count_key(keys[i], my_counts, 1);
+    count_key(keys[i]);
   }
-  __syncthreads();
+  if (__syncthreads_or(special) && threadIdx.x == 0) *special_keys = 1;
 
   for (int i = threadIdx.x; i < num_passes * kDigits; i += kThreads) {
     unsigned total = 0;
 #pragma unroll
-    for (int copy = 0; copy < Policy::histogram_copies; ++copy) total += counts[copy * kCopyWords + i];
+    for (int copy = 0; copy < kCopies; ++copy) total += counts[i * kCopies + copy];
     if (total != 0) atomicAdd(&histograms[i], total);
   }
 }
@@ -160,6 +161,8 @@ struct OnesweepPass {
   /// This pass's digit starts and whether it is trivial (from kernel 2).
   const unsigned* digit_starts;
   const unsigned* trivial;
+  /// Non-zero when some key is special (RadixKey<K>::is_special); otherwise digits take the plain path.
+  const unsigned* special_keys;
   /// Hands out tile ids in the order blocks start, so a tile only ever waits for tiles already running.
   unsigned* tile_counter;
   /// [tile][digit] look-back words of this pass (zero on entry), and the next pass's to clear (null if none).
@@ -265,8 +268,9 @@ inline constexpr int kRankBits = 16;
 inline constexpr unsigned kRankMask = (1u << kRankBits) - 1;
 
 /// One tile of a pass, after the block has taken its tile id. FULL: the tile holds kTileItems keys, so no item
-/// needs a bounds check; otherwise `valid` keys (the last tile).
-template <class Policy, class K, class V, bool FULL>
+/// needs a bounds check; otherwise `valid` keys (the last tile). PLAIN: no key is special, so digits come from
+/// DigitExtractor::plain.
+template <class Policy, class K, class V, bool FULL, bool PLAIN>
 __device__ __forceinline__ void onesweep_tile(const OnesweepPass<K, V>& pass,
                                               typename OnesweepTile<Policy, K, V>::TempStorage& storage,
                                               unsigned tile, int valid) {
@@ -277,11 +281,13 @@ __device__ __forceinline__ void onesweep_tile(const OnesweepPass<K, V>& pass,
   constexpr int kTileItems = Shape::kTileItems;
   constexpr int kDigits = Shape::kDigits;
   static_assert(kTileItems <= (1 << kRankBits), "packed ranks hold 16 bits");
+  static_assert(Policy::radix_bits <= 8, "packed slot digits hold 8 bits");
   if constexpr (FULL) valid = kTileItems;
   const unsigned tile_begin = tile * kTileItems;
   const int lane = threadIdx.x % warp::kWarpThreads;
   const int warp_id = threadIdx.x / warp::kWarpThreads;
   const bool digit_thread = threadIdx.x < kDigits;
+  auto digit_of = [&](K key) { return PLAIN ? pass.digit_of.plain(key) : pass.digit_of(key); };
 
   K keys[kItems];
   if constexpr (FULL) {
@@ -301,7 +307,7 @@ __device__ __forceinline__ void onesweep_tile(const OnesweepPass<K, V>& pass,
   // Every digit first (the padding of the last tile ranks as the largest digit, after every real key); the warp
   // barrier keeps the compiler from deferring key loads into the ranking loop, where each would stall it.
 #pragma unroll
-  for (int i = 0; i < kItems; ++i) ranks[i] = FULL || Tile::element(i) < valid ? pass.digit_of(keys[i]) : kDigits - 1;
+  for (int i = 0; i < kItems; ++i) ranks[i] = FULL || Tile::element(i) < valid ? digit_of(keys[i]) : kDigits - 1;
   __syncwarp();
 #pragma unroll
   for (int i = 0; i < kItems; ++i) {
@@ -347,15 +353,7 @@ __device__ __forceinline__ void onesweep_tile(const OnesweepPass<K, V>& pass,
   for (int i = 0; i < kItems; ++i) {
     if (FULL || ranks[i] < static_cast<unsigned>(valid)) ranked_keys[ranks[i]] = keys[i];
   }
-  if (digit_thread) {
-    unsigned position = pass.digit_starts[threadIdx.x];
-    if (tile != 0) {
-      position = look_back<Policy::lookback_words_per_step>(pass.lookback, tile, kDigits, threadIdx.x);
-      LookbackWord own(pass.lookback[tile * kDigits + threadIdx.x]);
-      own.store(kLookbackInclusive | (position + digit_total), cuda::memory_order_relaxed);
-    }
-    storage.digit_base[threadIdx.x] = position - digit_prefix;
-  }
+  // Values load before the look-back, so that their latency and the look-back's overlap.
   V values[kItems];
   if constexpr (kHasValues<V>) {
     if constexpr (FULL) {
@@ -365,17 +363,29 @@ __device__ __forceinline__ void onesweep_tile(const OnesweepPass<K, V>& pass,
       Tile::load(pass.buffers.values_in + tile_begin, valid, values);
     }
   }
+  if (digit_thread) {
+    unsigned position = pass.digit_starts[threadIdx.x];
+    if (tile != 0) {
+      position = look_back<Policy::lookback_words_per_step>(pass.lookback, tile, kDigits, threadIdx.x);
+      LookbackWord own(pass.lookback[tile * kDigits + threadIdx.x]);
+      own.store(kLookbackInclusive | (position + digit_total), cuda::memory_order_relaxed);
+    }
+    storage.digit_base[threadIdx.x] = position - digit_prefix;
+  }
   __syncthreads();
 
   // 4. Slot s holds the key of rank s: runs of one digit are written contiguously.
-  unsigned destinations[kItems];
+  // Pairs keep each slot's digit for the values, four to a register (registers are what pairs run short of).
+  constexpr int kPackedDigits = kHasValues<V> ? (kItems + 3) / 4 : 1;
+  unsigned slot_digits[kPackedDigits] = {};
 #pragma unroll
   for (int k = 0; k < kItems; ++k) {
     const int slot = k * kThreads + threadIdx.x;
     if (FULL || slot < valid) {
       const K key = ranked_keys[slot];
-      destinations[k] = storage.digit_base[pass.digit_of(key)] + slot;
-      pass.buffers.keys_out[destinations[k]] = key;
+      const unsigned digit = digit_of(key);
+      if constexpr (kHasValues<V>) slot_digits[k / 4] |= digit << (8 * (k % 4));
+      pass.buffers.keys_out[storage.digit_base[digit] + slot] = key;
     }
   }
   if constexpr (kHasValues<V>) {
@@ -389,7 +399,10 @@ __device__ __forceinline__ void onesweep_tile(const OnesweepPass<K, V>& pass,
 #pragma unroll
     for (int k = 0; k < kItems; ++k) {
       const int slot = k * kThreads + threadIdx.x;
-      if (FULL || slot < valid) pass.buffers.values_out[destinations[k]] = ranked_values[slot];
+      if (FULL || slot < valid) {
+        const unsigned digit = (slot_digits[k / 4] >> (8 * (k % 4))) & 0xffu;
+        pass.buffers.values_out[storage.digit_base[digit] + slot] = ranked_values[slot];
+      }
     }
   }
 }
@@ -423,10 +436,12 @@ __global__ void __launch_bounds__(Policy::block_threads, Policy::min_blocks_per_
   __syncthreads();
   const unsigned tile = storage.tile_id;
   const unsigned tile_begin = tile * kTileItems;
-  if (pass.n - tile_begin >= static_cast<unsigned>(kTileItems)) {
-    onesweep_tile<Policy, K, V, true>(pass, storage, tile, kTileItems);
+  if (pass.n - tile_begin < static_cast<unsigned>(kTileItems)) {
+    onesweep_tile<Policy, K, V, false, false>(pass, storage, tile, static_cast<int>(pass.n - tile_begin));
+  } else if (RadixKey<K>::kHasSpecialKeys && *pass.special_keys == 0) {
+    onesweep_tile<Policy, K, V, true, true>(pass, storage, tile, kTileItems);
   } else {
-    onesweep_tile<Policy, K, V, false>(pass, storage, tile, static_cast<int>(pass.n - tile_begin));
+    onesweep_tile<Policy, K, V, true, false>(pass, storage, tile, kTileItems);
   }
 }
 

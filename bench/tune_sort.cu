@@ -1,0 +1,160 @@
+// tune_sort: the tuning sweep behind the Onesweep policy in device/detail/radix_sort_kernels.cuh. Sorts random
+// keys (u32, u32/u32 pairs, f32, u64) with several policies against cub::DeviceRadixSort, same data, same run,
+// fresh input before every timed run; the ratio columns are each policy's time over CUB's (below 1: faster).
+// Every policy's output is compared bitwise with CUB's.
+#include <cub/device/device_radix_sort.cuh>
+#include <thrust/equal.h>
+#include <thrust/execution_policy.h>
+
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "harness.cuh"
+#include "prims/device/radix_sort.cuh"
+
+namespace {
+
+using prims::bench::Contender;
+namespace detail = prims::device::detail;
+
+/// The shipped policy with the pass kernel's block shape and blocks an SM replaced.
+template <int THREADS, int ITEMS, int BLOCKS_PER_SM = 2>
+struct Variant {
+  template <class K, class V>
+  struct Policy : detail::OnesweepPolicySm90<K, V> {
+    static constexpr int block_threads = THREADS;
+    static constexpr int items_per_thread = ITEMS;
+    static constexpr int min_blocks_per_sm = BLOCKS_PER_SM;
+  };
+  static std::string name() {
+    return std::to_string(THREADS) + "x" + std::to_string(ITEMS) + "b" + std::to_string(BLOCKS_PER_SM);
+  }
+};
+
+template <class T>
+bool same_bits(const T* a, const T* b, size_t n) {
+  using Word = std::conditional_t<sizeof(T) == 8, uint64_t, uint32_t>;
+  const Word* wa = reinterpret_cast<const Word*>(a);
+  const Word* wb = reinterpret_cast<const Word*>(b);
+  return thrust::equal(thrust::device, wa, wa + n, wb);
+}
+
+template <class K, class V>
+struct Buffers {
+  prims::DeviceBuffer<K> pristine, in, out, cub_out;
+  prims::DeviceBuffer<V> values, values_in, values_out, cub_values;
+  std::vector<prims::DeviceBuffer<unsigned char>> temps;
+};
+
+template <class K, class V, class... Variants>
+void sweep(prims::bench::Harness& harness, const char* type, const char* distribution, Buffers<K, V>& b, size_t n) {
+  constexpr bool kPairs = !std::is_same_v<V, detail::NoValues>;
+  const cudaStream_t stream = harness.stream();
+  auto cub_sort = [&b, n](void* temp, size_t& bytes, cudaStream_t s) {
+    if constexpr (kPairs) {
+      return cub::DeviceRadixSort::SortPairs(temp, bytes, b.in.data(), b.cub_out.data(), b.values_in.data(),
+                                             b.cub_values.data(), n, 0, 8 * int{sizeof(K)}, s);
+    } else {
+      return cub::DeviceRadixSort::SortKeys(temp, bytes, b.in.data(), b.cub_out.data(), n, 0, 8 * int{sizeof(K)}, s);
+    }
+  };
+  size_t cub_bytes = 0;
+  prims::check(cub_sort(nullptr, cub_bytes, stream), "cub size");
+  b.temps.clear();
+  b.temps.reserve(sizeof...(Variants) + 1);
+  b.temps.emplace_back(cub_bytes);
+  unsigned char* cub_temp = b.temps.back().data();
+  std::vector<Contender> contenders = {
+      {"CUB", [=](cudaStream_t s) {
+         size_t bytes = cub_bytes;
+         prims::check(cub_sort(cub_temp, bytes, s), "cub");
+       }}};
+  auto add = [&](auto variant) {
+    using Policy = typename decltype(variant)::template Policy<K, V>;
+    const detail::PassBuffers<K, V> io{b.in.data(), b.out.data(), kPairs ? b.values_in.data() : nullptr,
+                                       kPairs ? b.values_out.data() : nullptr};
+    size_t bytes = 0;
+    prims::check(detail::onesweep_sort<K, V, Policy>(nullptr, bytes, io, n, prims::Order::Ascending, 0,
+                                                     8 * int{sizeof(K)}, stream),
+                 "size");
+    b.temps.emplace_back(bytes);
+    unsigned char* temp = b.temps.back().data();
+    const std::string name = decltype(variant)::name();
+    Contender c{name, [=](cudaStream_t s) {
+                  size_t size = bytes;
+                  prims::check(detail::onesweep_sort<K, V, Policy>(temp, size, io, n, prims::Order::Ascending, 0,
+                                                                   8 * int{sizeof(K)}, s),
+                               name.c_str());
+                }};
+    // Sorts once more from fresh input and compares with CUB's output (the timed runs share one output).
+    c.check = [=, &b] {
+      prims::check(cudaMemcpy(b.in.data(), b.pristine.data(), n * sizeof(K), cudaMemcpyDeviceToDevice), "keys");
+      if constexpr (kPairs) {
+        prims::check(cudaMemcpy(b.values_in.data(), b.values.data(), n * sizeof(V), cudaMemcpyDeviceToDevice), "v");
+      }
+      c.run(0);
+      prims::check(cudaDeviceSynchronize(), name.c_str());
+      return same_bits(b.out.data(), b.cub_out.data(), n) &&
+             (!kPairs || same_bits(b.values_out.data(), b.cub_values.data(), n));
+    };
+    contenders.push_back(c);
+  };
+  (add(Variants{}), ...);
+  auto prepare = [&] {
+    prims::check(cudaMemcpyAsync(b.in.data(), b.pristine.data(), n * sizeof(K), cudaMemcpyDeviceToDevice, stream),
+                 "restoring keys");
+    if constexpr (kPairs) {
+      prims::check(cudaMemcpyAsync(b.values_in.data(), b.values.data(), n * sizeof(V), cudaMemcpyDeviceToDevice,
+                                   stream),
+                   "restoring values");
+    }
+  };
+  harness.run_case({"tune_sort", type, distribution}, n, 2.0 * (sizeof(K) + (kPairs ? sizeof(V) : 0)), contenders,
+                   prepare);
+}
+
+template <class K, class V, class... Variants>
+void tune_type(prims::bench::Harness& harness, const char* type) {
+  constexpr bool kPairs = !std::is_same_v<V, detail::NoValues>;
+  const size_t max_n = size_t{1} << harness.max_log2();
+  const size_t value_n = kPairs ? max_n : 0;
+  Buffers<K, V> b{prims::DeviceBuffer<K>(max_n), prims::DeviceBuffer<K>(max_n), prims::DeviceBuffer<K>(max_n),
+                  prims::DeviceBuffer<K>(max_n),  prims::DeviceBuffer<V>(value_n), prims::DeviceBuffer<V>(value_n),
+                  prims::DeviceBuffer<V>(value_n), prims::DeviceBuffer<V>(value_n), {}};
+  if constexpr (kPairs) {
+    prims::bench::generate(b.values.data(), max_n, 5, [] __device__(uint64_t, size_t i) { return static_cast<V>(i); });
+  }
+  // Key bit entropies as in bench_sort: each key the AND of 1, 3 or 5 random words.
+  for (auto [words, distribution] : {std::pair{1, "entropy 1.0"}, std::pair{3, "entropy 0.544"},
+                                     std::pair{5, "entropy 0.201"}}) {
+    prims::bench::generate(b.pristine.data(), max_n, 17, [words = words] __device__(uint64_t bits, size_t) {
+      uint64_t key = ~uint64_t{0};
+      for (int w = 0; w < words; ++w) key &= prims::bench::mix_bits(bits + w);
+      if constexpr (std::is_same_v<K, float>) {
+        return static_cast<float>(static_cast<int32_t>(key >> 32)) * 0x1.0p-31f;  // as bench_sort: (-1, 1)
+      } else {
+        return static_cast<K>(key);
+      }
+    });
+    for (int log2n = harness.min_log2(); log2n <= harness.max_log2(); log2n += harness.step_log2()) {
+      sweep<K, V, Variants...>(harness, type, distribution, b, size_t{1} << log2n);
+    }
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    prims::bench::Harness harness(argc, argv, "tune_sort", 20, 28, 4);
+    tune_type<uint32_t, detail::NoValues, Variant<384, 24>, Variant<384, 28>, Variant<384, 16, 3>>(harness, "u32");
+    tune_type<uint32_t, uint32_t, Variant<384, 20>, Variant<384, 18>, Variant<384, 22>>(harness, "u32/u32");
+    tune_type<float, detail::NoValues, Variant<384, 24>, Variant<384, 28>>(harness, "f32");
+    tune_type<uint64_t, detail::NoValues, Variant<384, 15>, Variant<384, 12>>(harness, "u64");
+    return harness.finish();
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "tune_sort: error: {}\n", e.what());
+    return 1;
+  }
+}
