@@ -344,6 +344,8 @@ __global__ void generate_kernel(K* keys, uint32_t* index, size_t n) {
   for (size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x; i < n;
        i += static_cast<size_t>(gridDim.x) * blockDim.x) {
     keys[i] = static_cast<K>(hash32(i));
+    // 8-byte keys get random high words too, so that no pass is trivial.
+    if constexpr (sizeof(K) == 8) keys[i] |= static_cast<K>(hash32(i + n)) << 32;
     if (index != nullptr) index[i] = static_cast<uint32_t>(i);
   }
 }
@@ -443,6 +445,11 @@ TEST(RadixSortLarge, Pairs2To26BothAlgorithms) {
   PRIMS_REQUIRE_GPU();
   check_large<RadixSortAlgorithm::Onesweep, uint32_t>((size_t{1} << 26) + 3, true);
   check_large<RadixSortAlgorithm::TileCounts, uint32_t>((size_t{1} << 26) + 3, true);
+}
+
+TEST(RadixSortLarge, Keys64Bit2To26Onesweep) {
+  PRIMS_REQUIRE_GPU();
+  check_large<RadixSortAlgorithm::Onesweep, uint64_t>((size_t{1} << 26) + 1, false);
 }
 
 TEST(RadixSortLarge, BeyondOnesweepLimitRunsTileCounts) {

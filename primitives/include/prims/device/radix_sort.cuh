@@ -194,16 +194,20 @@ cudaError_t onesweep_sort(void* temp, size_t& temp_bytes, PassBuffers<K, V> io, 
   PRIMS_TRY(cudaMemsetAsync(histograms, 0, counter_words * sizeof(unsigned), stream));
   int multiprocessors = 0;
   PRIMS_TRY(prims::detail::multiprocessor_count(multiprocessors));
-  constexpr size_t kHistogramTile =
-      static_cast<size_t>(Policy::histogram_block_threads) * Policy::histogram_items_per_thread;
-  const size_t histogram_grid = std::min(static_cast<size_t>(multiprocessors) * Policy::histogram_blocks_per_sm,
-                                         (n + kHistogramTile - 1) / kHistogramTile);
-  constexpr size_t kHistogramBytes = kOnesweepHistogramBytes<Policy, K>;
-  PRIMS_TRY(cudaFuncSetAttribute(onesweep_histogram_kernel<Policy, K>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                 static_cast<int>(kHistogramBytes)));
-  PRIMS_TRY(prims::detail::launch(onesweep_histogram_kernel<Policy, K>, static_cast<unsigned>(histogram_grid),
-                                  Policy::histogram_block_threads, kHistogramBytes, stream, io.keys_in, n, order, begin_bit,
-                                  end_bit, histograms, special_keys, lookback[0], lookback_words));
+  auto count_digits = [&](auto shape) -> cudaError_t {
+    using Shape = decltype(shape);
+    constexpr size_t kTile = static_cast<size_t>(Shape::threads) * Policy::histogram_items_per_thread;
+    const size_t grid = std::min(static_cast<size_t>(multiprocessors) * Shape::blocks_per_sm, (n + kTile - 1) / kTile);
+    return prims::detail::launch(onesweep_histogram_kernel<Policy, Shape, K>, static_cast<unsigned>(grid),
+                                 Shape::threads, Shape::template shared_bytes<K>(Policy::radix_bits), stream,
+                                 io.keys_in, n, order, begin_bit, end_bit, histograms, special_keys, lookback[0],
+                                 lookback_words);
+  };
+  if (n >= Policy::wide_histogram_min_items) {
+    PRIMS_TRY(count_digits(typename Policy::WideHistogram{}));
+  } else {
+    PRIMS_TRY(count_digits(typename Policy::SmallHistogram{}));
+  }
   PRIMS_TRY(prims::detail::launch(onesweep_digit_starts_kernel<Policy>, num_passes, kDigits, 0, stream,
                                   static_cast<const unsigned*>(histograms), digit_starts, trivial,
                                   static_cast<unsigned>(n)));

@@ -33,40 +33,50 @@ __device__ __forceinline__ void allow_dependent_grids() {
 #endif
 }
 
-/// Whether `kernel`, in the form the current device runs, was compiled for Hopper or later (PTX virtual architecture
-/// 9.0 or newer), so that its wait_for_prior_grids() is real. Only such kernels may start early: one built for an
-/// older architecture (PTX compiled at load time on an H100, say) has no wait and must see the previous kernel's
-/// writes at its start. Cached per device and kernel.
-inline cudaError_t waits_for_prior_grids(const void* kernel, bool& waits) {
+/// What launch() learns about a kernel on a device once and caches: whether the kernel, in the form the device
+/// runs, was compiled for Hopper or later (PTX virtual architecture 9.0 or newer), so that its
+/// wait_for_prior_grids() is real, and how much dynamic shared memory it has been allowed. Only kernels that wait
+/// may start early: one built for an older architecture (PTX compiled at load time on an H100, say) has no wait
+/// and must see the previous kernel's writes at its start.
+struct KernelSetup {
+  bool waits_for_prior_grids = false;
+  size_t dynamic_shared_bytes = 48 << 10;  // what every kernel may use without asking
+};
+
+/// Looks up (or makes) the setup of `kernel` on the current device for launches of `shared_bytes` dynamic shared
+/// memory, raising the kernel's limit when a launch needs more than it has.
+inline cudaError_t kernel_setup(const void* kernel, size_t shared_bytes, KernelSetup& setup) {
   static std::mutex mutex;
-  static std::map<std::pair<int, const void*>, bool> cache;
+  static std::map<std::pair<int, const void*>, KernelSetup> cache;
   int device = 0;
   PRIMS_TRY(cudaGetDevice(&device));
   const std::pair<int, const void*> key{device, kernel};
-  {
-    const std::lock_guard<std::mutex> lock(mutex);
-    const auto found = cache.find(key);
-    if (found != cache.end()) {
-      waits = found->second;
-      return cudaSuccess;
-    }
-  }
-  cudaFuncAttributes attributes{};
-  PRIMS_TRY(cudaFuncGetAttributes(&attributes, kernel));
-  waits = attributes.ptxVersion >= 90;
   const std::lock_guard<std::mutex> lock(mutex);
-  cache.emplace(key, waits);
+  auto found = cache.find(key);
+  if (found == cache.end()) {
+    cudaFuncAttributes attributes{};
+    PRIMS_TRY(cudaFuncGetAttributes(&attributes, kernel));
+    KernelSetup fresh;
+    fresh.waits_for_prior_grids = attributes.ptxVersion >= 90;
+    found = cache.emplace(key, fresh).first;
+  }
+  if (shared_bytes > found->second.dynamic_shared_bytes) {
+    PRIMS_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(shared_bytes)));
+    found->second.dynamic_shared_bytes = shared_bytes;
+  }
+  setup = found->second;
   return cudaSuccess;
 }
 
 /// Launches kernel<<<grid, block, shared_bytes, stream>>>(args...), allowed to start while the previous kernel in
-/// the stream drains where the kernel waits for it, and returns the launch error.
+/// the stream drains where the kernel waits for it, and returns the launch error. More than 48 KB of dynamic
+/// shared memory is allowed for the kernel as needed.
 /// Example: `PRIMS_TRY(launch(my_kernel<T>, blocks, 256, 0, stream, in, out, n));`
 template <class... KernelParams, class... Args>
 cudaError_t launch(void (*kernel)(KernelParams...), dim3 grid, dim3 block, size_t shared_bytes, cudaStream_t stream,
                    Args&&... args) {
-  bool early_start = false;
-  PRIMS_TRY(waits_for_prior_grids(reinterpret_cast<const void*>(kernel), early_start));
+  KernelSetup setup;
+  PRIMS_TRY(kernel_setup(reinterpret_cast<const void*>(kernel), shared_bytes, setup));
   cudaLaunchAttribute attributes[1];
   attributes[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
   attributes[0].val.programmaticStreamSerializationAllowed = 1;
@@ -76,7 +86,7 @@ cudaError_t launch(void (*kernel)(KernelParams...), dim3 grid, dim3 block, size_
   config.dynamicSmemBytes = shared_bytes;
   config.stream = stream;
   config.attrs = attributes;
-  config.numAttrs = early_start ? 1 : 0;
+  config.numAttrs = setup.waits_for_prior_grids ? 1 : 0;
   return cudaLaunchKernelEx(&config, kernel, std::forward<Args>(args)...);
 }
 

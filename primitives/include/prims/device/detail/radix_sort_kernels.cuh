@@ -30,6 +30,26 @@ template <class K, class V>
 inline constexpr int kSortItemBytes =
     static_cast<int>(sizeof(K) > sizeof(V) || !kHasValues<V> ? sizeof(K) : sizeof(V));
 
+/// The number of digit passes over [begin_bit, end_bit) with digits of `radix_bits`.
+__host__ __device__ constexpr int radix_passes(int begin_bit, int end_bit, int radix_bits) {
+  return (end_bit - begin_bit + radix_bits - 1) / radix_bits;
+}
+
+/// The histogram kernel's shape: THREADS threads a block, BLOCKS_PER_SM blocks an SM, COPIES copies of the counters.
+template <int THREADS, int BLOCKS_PER_SM, int COPIES>
+struct HistogramShape {
+  static constexpr int threads = THREADS;
+  static constexpr int blocks_per_sm = BLOCKS_PER_SM;
+  static constexpr int copies = COPIES;
+
+  /// Dynamic shared-memory bytes of the kernel for keys K and `radix_bits`-bit digits.
+  template <class K>
+  static constexpr size_t shared_bytes(int radix_bits) {
+    return static_cast<size_t>(radix_passes(0, RadixKey<K>::kBits, radix_bits)) * (size_t{1} << radix_bits) *
+           sizeof(unsigned) * COPIES;
+  }
+};
+
 /// Tuning of the reduce-then-scan algorithm (TileCounts) on Hopper: a tile of 16 KB of the widest item.
 template <class K, class V>
 struct TileCountsPolicySm90 {
@@ -48,8 +68,8 @@ struct TileCountsPolicySm90 {
 /// __match_any_sync measured 1.5x slower (its pipe saturates), and ORing lane bits into a shared table of digit
 /// masks 3% faster on uniform keys but up to 1.4x slower on low-entropy keys (many lanes' atomics on one word).
 /// A look-back step reads 4 earlier tiles' words at once.
-/// Histogram kernel: a persistent grid of one 1024-thread block an SM reading 16-byte vectors, with a copy of the
-/// counters for every lane (16 for 8-byte keys, to fit 128 KB), so a warp's shared atomics never collide.
+/// Histogram kernel: a persistent grid reading 16-byte vectors, 64 bytes of keys a thread per tile, in one of two
+/// shapes by input size (2^16 u32: 43 us in all with the small shape, 48 with the wide one; 2^28: 5745 and 5649).
 template <class K, class V>
 struct OnesweepPolicySm90 {
   static constexpr int radix_bits = 8;
@@ -61,10 +81,13 @@ struct OnesweepPolicySm90 {
   static constexpr int min_blocks_per_sm = 2;
   static constexpr int lookback_words_per_step = 4;
   static constexpr bool rank_with_match_any = false;
-  static constexpr int histogram_block_threads = 1024;
   static constexpr int histogram_items_per_thread = sizeof(K) <= 4 ? 16 : 8;
-  static constexpr int histogram_blocks_per_sm = 1;
-  static constexpr int histogram_copies = sizeof(K) <= 4 ? 32 : 16;
+  /// Small inputs: small blocks and two copies of the counters (the wide shape's setup costs ~5 us).
+  using SmallHistogram = HistogramShape<256, 4, 2>;
+  /// From wide_histogram_min_items keys on: one block an SM with a copy of the counters for every lane (16 for
+  /// 8-byte keys, to fit 128 KB), so a warp's atomics never collide, however skewed the digits.
+  using WideHistogram = HistogramShape<1024, 1, sizeof(K) <= 4 ? 32 : 16>;
+  static constexpr size_t wide_histogram_min_items = size_t{1} << 26;
 };
 
 /// Onesweep on Hopper for inputs of at least `min_items` keys: bigger tiles for integer keys-only sorts
@@ -83,11 +106,6 @@ template <class K, class V>
 using OnesweepPolicy = OnesweepPolicySm90<K, V>;
 template <class K, class V>
 using OnesweepLargePolicy = OnesweepLargePolicySm90<K, V>;
-
-/// The number of digit passes over [begin_bit, end_bit) with digits of `radix_bits`.
-__host__ __device__ constexpr int radix_passes(int begin_bit, int end_bit, int radix_bits) {
-  return (end_bit - begin_bit + radix_bits - 1) / radix_bits;
-}
 
 /// The digit of pass `pass`: bits [begin_bit + pass * radix_bits, ...), fewer in the last pass.
 template <class K>

@@ -45,21 +45,14 @@ struct alignas(16) KeyVector {
   K keys[N];
 };
 
-/// Shared-memory bytes of the histogram kernel: Policy::histogram_copies copies of every pass's counters.
-template <class Policy, class K>
-inline constexpr size_t kOnesweepHistogramBytes = static_cast<size_t>(radix_passes(0, RadixKey<K>::kBits,
-                                                                                   Policy::radix_bits)) *
-                                                  (size_t{1} << Policy::radix_bits) * sizeof(unsigned) *
-                                                  Policy::histogram_copies;
-
-template <class Policy, class K>
-__global__ void __launch_bounds__(Policy::histogram_block_threads)
+template <class Policy, class Shape, class K>
+__global__ void __launch_bounds__(Shape::threads)
     onesweep_histogram_kernel(const K* __restrict__ keys, size_t n, Order order, int begin_bit, int end_bit,
                               unsigned* __restrict__ histograms, unsigned* __restrict__ special_keys,
                               unsigned* __restrict__ lookback, size_t lookback_words) {
-  constexpr int kThreads = Policy::histogram_block_threads;
+  constexpr int kThreads = Shape::threads;
   constexpr int kItems = Policy::histogram_items_per_thread;
-  constexpr int kCopies = Policy::histogram_copies;
+  constexpr int kCopies = Shape::copies;
   constexpr size_t kTileItems = static_cast<size_t>(kThreads) * kItems;
   constexpr int kDigits = 1 << Policy::radix_bits;
   constexpr int kMaxPasses = radix_passes(0, RadixKey<K>::kBits, Policy::radix_bits);
