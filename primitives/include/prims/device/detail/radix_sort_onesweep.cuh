@@ -1,7 +1,8 @@
 #pragma once
 // Kernels of the single-pass-per-digit radix sort (RadixSortAlgorithm::Onesweep, after Adinets and Merrill,
 // "Onesweep: A Faster Least Significant Digit Radix Sort for GPUs", 2022).
-//   1. onesweep_histogram_kernel      one read of the keys counts the digits of every pass at once;
+//   1. onesweep_histogram_kernel      one read of the keys counts the digits of every pass at once, and notes
+//                                     whether any float key is a NaN or -0.0;
 //   2. onesweep_digit_starts_kernel   one block a pass turns its histogram into each digit's first position and
 //                                     notes whether the pass is trivial (every key has the same digit);
 //   3. onesweep_pass_kernel           one launch a pass: each block takes the next tile id from a counter, ranks
@@ -12,7 +13,8 @@
 // Look-back words pack a 2-bit state and a 30-bit count, so one pass covers fewer than 2^30 keys
 // (kOnesweepMaxItems); larger inputs go to TileCounts. Tile 0 publishes each digit's global start plus its own
 // count as an inclusive word, so a look-back ends with the digit's output position and needs no other table.
-// A trivial pass cannot reorder anything: its blocks copy their tile straight through. Look-back words must be
+// A trivial pass cannot reorder anything: its blocks copy their tile straight through. When no key is special
+// (RadixKey<K>::is_special: float NaNs and -0.0), full tiles compute digits on the shorter plain path. Look-back words must be
 // zero when a pass starts: pass p uses one of two buffers and clears the other one for pass p + 1; the
 // histogram kernel clears the first. Every kernel is launched with programmatic dependent launch.
 
