@@ -40,7 +40,7 @@ __device__ __forceinline__ void allow_dependent_grids() {
 /// and must see the previous kernel's writes at its start.
 struct KernelSetup {
   bool waits_for_prior_grids = false;
-  size_t dynamic_shared_bytes = 48 << 10;  // what every kernel may use without asking
+  size_t dynamic_shared_bytes = 0;
 };
 
 /// Looks up (or makes) the setup of `kernel` on the current device for launches of `shared_bytes` dynamic shared
@@ -58,6 +58,8 @@ inline cudaError_t kernel_setup(const void* kernel, size_t shared_bytes, KernelS
     PRIMS_TRY(cudaFuncGetAttributes(&attributes, kernel));
     KernelSetup fresh;
     fresh.waits_for_prior_grids = attributes.ptxVersion >= 90;
+    // What the kernel may use without asking: 48 KB less its static shared memory.
+    fresh.dynamic_shared_bytes = static_cast<size_t>(attributes.maxDynamicSharedSizeBytes);
     found = cache.emplace(key, fresh).first;
   }
   if (shared_bytes > found->second.dynamic_shared_bytes) {
@@ -69,8 +71,8 @@ inline cudaError_t kernel_setup(const void* kernel, size_t shared_bytes, KernelS
 }
 
 /// Launches kernel<<<grid, block, shared_bytes, stream>>>(args...), allowed to start while the previous kernel in
-/// the stream drains where the kernel waits for it, and returns the launch error. More than 48 KB of dynamic
-/// shared memory is allowed for the kernel as needed.
+/// the stream drains where the kernel waits for it, and returns the launch error. Dynamic shared memory beyond a
+/// kernel's default allowance (48 KB less its static shared memory) is allowed for the kernel as needed.
 /// Example: `PRIMS_TRY(launch(my_kernel<T>, blocks, 256, 0, stream, in, out, n));`
 template <class... KernelParams, class... Args>
 cudaError_t launch(void (*kernel)(KernelParams...), dim3 grid, dim3 block, size_t shared_bytes, cudaStream_t stream,
