@@ -343,9 +343,17 @@ template <class K>
 __global__ void generate_kernel(K* keys, uint32_t* index, size_t n) {
   for (size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x; i < n;
        i += static_cast<size_t>(gridDim.x) * blockDim.x) {
-    keys[i] = static_cast<K>(hash32(i));
-    // 8-byte keys get random high words too, so that no pass is trivial.
-    if constexpr (sizeof(K) == 8) keys[i] |= static_cast<K>(hash32(i + n)) << 32;
+    if constexpr (std::is_same_v<K, float>) {
+      // Random bits of every sign, exponent and denormal, but no NaN, infinity or -0.0 (the plain digit path).
+      uint32_t bits = hash32(i);
+      if ((bits & 0x7f800000u) == 0x7f800000u) bits &= ~0x00800000u;
+      if (bits == 0x80000000u) bits = 0;
+      memcpy(&keys[i], &bits, sizeof(bits));
+    } else {
+      keys[i] = static_cast<K>(hash32(i));
+      // 8-byte keys get random high words too, so that no pass is trivial.
+      if constexpr (sizeof(K) == 8) keys[i] |= static_cast<K>(hash32(i + n)) << 32;
+    }
     if (index != nullptr) index[i] = static_cast<uint32_t>(i);
   }
 }
@@ -445,6 +453,11 @@ TEST(RadixSortLarge, Pairs2To26BothAlgorithms) {
   PRIMS_REQUIRE_GPU();
   check_large<RadixSortAlgorithm::Onesweep, uint32_t>((size_t{1} << 26) + 3, true);
   check_large<RadixSortAlgorithm::TileCounts, uint32_t>((size_t{1} << 26) + 3, true);
+}
+
+TEST(RadixSortLarge, FloatKeys2To26Onesweep) {
+  PRIMS_REQUIRE_GPU();
+  check_large<RadixSortAlgorithm::Onesweep, float>((size_t{1} << 26) + 3, false);
 }
 
 TEST(RadixSortLarge, Keys64Bit2To26Onesweep) {
