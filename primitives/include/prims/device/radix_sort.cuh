@@ -241,7 +241,9 @@ cudaError_t radix_sort(void* temp, size_t& temp_bytes, PassBuffers<K, V> io, siz
     using Large = OnesweepLargePolicy<K, V>;
     if constexpr (Large::items_per_thread != OnesweepPolicy<K, V>::items_per_thread) {
       // The choice depends on n alone, so the size query and the sort agree.
-      if (n >= Large::min_items) return onesweep_sort<K, V, Large>(temp, temp_bytes, io, n, order, begin_bit, end_bit, stream);
+      if (n >= Large::min_items) {
+        return onesweep_sort<K, V, Large>(temp, temp_bytes, io, n, order, begin_bit, end_bit, stream);
+      }
     }
     return onesweep_sort<K, V, OnesweepPolicy<K, V>>(temp, temp_bytes, io, n, order, begin_bit, end_bit, stream);
   }

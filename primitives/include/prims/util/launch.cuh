@@ -63,7 +63,8 @@ inline cudaError_t kernel_setup(const void* kernel, size_t shared_bytes, KernelS
     found = cache.emplace(key, fresh).first;
   }
   if (shared_bytes > found->second.dynamic_shared_bytes) {
-    PRIMS_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(shared_bytes)));
+    PRIMS_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                   static_cast<int>(shared_bytes)));
     found->second.dynamic_shared_bytes = shared_bytes;
   }
   setup = found->second;

@@ -62,9 +62,9 @@ struct TileCountsPolicySm90 {
 /// Pass kernel: 384 threads capped at 80 registers, so two blocks share an SM and one block's look-back wait is
 /// covered by the other's work. Keys a thread: 24 for keys-only sorts of up to 4-byte keys (a 36 KB tile), 20 for
 /// pairs of 4-byte items, 15 for 8-byte items; from inputs of 2^26 keys on, keys-only sorts of up to 4-byte keys
-/// take 28 (integers) or 26 (floats) (OnesweepLargePolicySm90). Measured at 2^24 and 2^28 among 256, 384 and 512 threads of 10 to 28 keys and 2 or
-/// 3 blocks an SM: bigger tiles win at 2^28 until registers spill (float keys spill at 28: their tiles keep two
-/// digit paths), smaller ones at 2^24. Ranking finds equal digits with one ballot per digit bit:
+/// take 28 (integers) or 26 (floats) (OnesweepLargePolicySm90). Measured at 2^24 and 2^28 among 256, 384 and 512
+/// threads of 10 to 28 keys and 2 or 3 blocks an SM: bigger tiles win at 2^28 until registers spill (float keys
+/// spill at 28: their tiles keep two digit paths), smaller ones at 2^24. Ranking finds equal digits with one ballot per digit bit:
 /// __match_any_sync measured 1.5x slower (its pipe saturates), and ORing lane bits into a shared table of digit
 /// masks 3% faster on uniform keys but up to 1.4x slower on low-entropy keys (many lanes' atomics on one word).
 /// A look-back step reads 4 earlier tiles' words at once.
@@ -96,9 +96,10 @@ struct OnesweepPolicySm90 {
 template <class K, class V>
 struct OnesweepLargePolicySm90 : OnesweepPolicySm90<K, V> {
   static constexpr size_t min_items = size_t{1} << 26;
-  static constexpr int items_per_thread = kHasValues<V> || sizeof(K) > 4 ? OnesweepPolicySm90<K, V>::items_per_thread
-                                          : std::is_integral_v<K>        ? 28
-                                                                         : 26;
+  static constexpr int items_per_thread = kHasValues<V> || sizeof(K) > 4
+                                              ? OnesweepPolicySm90<K, V>::items_per_thread
+                                          : std::is_integral_v<K> ? 28
+                                                                  : 26;
 };
 
 /// The policies for the architecture the library is built for; one entry today.

@@ -14,9 +14,9 @@
 // (kOnesweepMaxItems); larger inputs go to TileCounts. Tile 0 publishes each digit's global start plus its own
 // count as an inclusive word, so a look-back ends with the digit's output position and needs no other table.
 // A trivial pass cannot reorder anything: its blocks copy their tile straight through. When no key is special
-// (RadixKey<K>::is_special: float NaNs and -0.0), full tiles compute digits on the shorter plain path. Look-back words must be
-// zero when a pass starts: pass p uses one of two buffers and clears the other one for pass p + 1; the
-// histogram kernel clears the first. Every kernel is launched with programmatic dependent launch.
+// (RadixKey<K>::is_special: float NaNs and -0.0), full tiles compute digits on the shorter plain path.
+// Look-back words must be zero when a pass starts: pass p uses one of two buffers and clears the other one for
+// pass p + 1; the histogram kernel clears the first. Every kernel is launched with programmatic dependent launch.
 
 #include <cuda/atomic>
 
