@@ -8,7 +8,6 @@
 // input copy and runs last in each round (its output survives to the check). Every output is compared bitwise
 // with CUB's. GB/s counts each key (and value) read once and written once.
 #include <cub/device/device_radix_sort.cuh>
-#include <thrust/equal.h>
 #include <thrust/execution_policy.h>
 #include <thrust/sort.h>
 
@@ -20,10 +19,15 @@
 
 #include "harness.cuh"
 #include "prims/device/radix_sort.cuh"
+#include "sort_inputs.cuh"
 
 namespace {
 
 using prims::bench::Contender;
+using prims::bench::Distribution;
+using prims::bench::generate_keys;
+using prims::bench::kDistributions;
+using prims::bench::same_bits;
 using prims::device::RadixSortAlgorithm;
 
 template <class K>
@@ -31,38 +35,6 @@ const char* type_name(bool pairs) {
   if constexpr (std::is_same_v<K, uint32_t>) return pairs ? "u32/u32" : "u32";
   if constexpr (std::is_same_v<K, uint64_t>) return "u64";
   return "f32";
-}
-
-/// A key distribution: `words` random words ANDed together (0 words: every key the same).
-struct Distribution {
-  const char* name;
-  int words;
-};
-constexpr Distribution kDistributions[] = {{"entropy 1.0", 1}, {"entropy 0.544", 3}, {"entropy 0.201", 5},
-                                           {"all equal", 0}};
-
-template <class K>
-void generate_keys(K* keys, size_t n, int words) {
-  prims::bench::generate(keys, n, 11 + words, [words] __device__(uint64_t bits, size_t) {
-    uint64_t key = words == 0 ? 0x5bd1e9955bd1e995ull : ~uint64_t{0};
-    for (int w = 0; w < words; ++w) key &= prims::bench::mix_bits(bits + w);
-    if constexpr (std::is_same_v<K, float>) {
-      // Normal floats in (-1, 1): the random word's top 32 bits as a signed fraction.
-      return static_cast<float>(static_cast<int32_t>(key >> 32)) * 0x1.0p-31f;
-    } else {
-      return static_cast<K>(key);
-    }
-  });
-}
-
-/// Bitwise equality of two device arrays (floats compared as bits, so NaNs and signed zeros count).
-template <class T>
-bool same_bits(const T* a, const T* b, size_t n) {
-  using Word = std::conditional_t<sizeof(T) == 8, uint64_t, uint32_t>;
-  static_assert(sizeof(T) == sizeof(Word), "benched keys and values are 4 or 8 bytes");
-  const Word* wa = reinterpret_cast<const Word*>(a);
-  const Word* wb = reinterpret_cast<const Word*>(b);
-  return thrust::equal(thrust::device, wa, wa + n, wb);
 }
 
 /// The buffers of one key type at the largest size: pristine input, the input every contender reads, Thrust's

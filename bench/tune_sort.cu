@@ -3,8 +3,6 @@
 // fresh input before every timed run; the ratio columns are each policy's time over CUB's (below 1: faster).
 // Every policy's output is compared bitwise with CUB's.
 #include <cub/device/device_radix_sort.cuh>
-#include <thrust/equal.h>
-#include <thrust/execution_policy.h>
 
 #include <string>
 #include <type_traits>
@@ -12,10 +10,12 @@
 
 #include "harness.cuh"
 #include "prims/device/radix_sort.cuh"
+#include "sort_inputs.cuh"
 
 namespace {
 
 using prims::bench::Contender;
+using prims::bench::same_bits;
 namespace detail = prims::device::detail;
 
 /// The shipped policy with the pass kernel's block shape and blocks an SM replaced.
@@ -31,14 +31,6 @@ struct Variant {
     return std::to_string(THREADS) + "x" + std::to_string(ITEMS) + "b" + std::to_string(BLOCKS_PER_SM);
   }
 };
-
-template <class T>
-bool same_bits(const T* a, const T* b, size_t n) {
-  using Word = std::conditional_t<sizeof(T) == 8, uint64_t, uint32_t>;
-  const Word* wa = reinterpret_cast<const Word*>(a);
-  const Word* wb = reinterpret_cast<const Word*>(b);
-  return thrust::equal(thrust::device, wa, wa + n, wb);
-}
 
 template <class K, class V>
 struct Buffers {
@@ -95,8 +87,10 @@ void sweep(prims::bench::Harness& harness, const char* type, const char* distrib
       }
       c.run(0);
       prims::check(cudaDeviceSynchronize(), name.c_str());
-      return same_bits(b.out.data(), b.cub_out.data(), n) &&
-             (!kPairs || same_bits(b.values_out.data(), b.cub_values.data(), n));
+      if constexpr (kPairs) {
+        if (!same_bits(b.values_out.data(), b.cub_values.data(), n)) return false;
+      }
+      return same_bits(b.out.data(), b.cub_out.data(), n);
     };
     contenders.push_back(c);
   };
@@ -125,20 +119,11 @@ void tune_type(prims::bench::Harness& harness, const char* type) {
   if constexpr (kPairs) {
     prims::bench::generate(b.values.data(), max_n, 5, [] __device__(uint64_t, size_t i) { return static_cast<V>(i); });
   }
-  // Key bit entropies as in bench_sort: each key the AND of 1, 3 or 5 random words.
-  for (auto [words, distribution] : {std::pair{1, "entropy 1.0"}, std::pair{3, "entropy 0.544"},
-                                     std::pair{5, "entropy 0.201"}}) {
-    prims::bench::generate(b.pristine.data(), max_n, 17, [words = words] __device__(uint64_t bits, size_t) {
-      uint64_t key = ~uint64_t{0};
-      for (int w = 0; w < words; ++w) key &= prims::bench::mix_bits(bits + w);
-      if constexpr (std::is_same_v<K, float>) {
-        return static_cast<float>(static_cast<int32_t>(key >> 32)) * 0x1.0p-31f;  // as bench_sort: (-1, 1)
-      } else {
-        return static_cast<K>(key);
-      }
-    });
+  for (const prims::bench::Distribution& distribution : prims::bench::kDistributions) {
+    if (distribution.words == 0) continue;  // all-equal keys only copy: nothing to tune
+    prims::bench::generate_keys(b.pristine.data(), max_n, distribution.words);
     for (int log2n = harness.min_log2(); log2n <= harness.max_log2(); log2n += harness.step_log2()) {
-      sweep<K, V, Variants...>(harness, type, distribution, b, size_t{1} << log2n);
+      sweep<K, V, Variants...>(harness, type, distribution.name, b, size_t{1} << log2n);
     }
   }
 }

@@ -262,10 +262,10 @@ __device__ void onesweep_copy_tile(const T* __restrict__ in, T* __restrict__ out
 inline constexpr int kRankBits = 16;
 inline constexpr unsigned kRankMask = (1u << kRankBits) - 1;
 
-/// One tile of a pass, after the block has taken its tile id. FULL: the tile holds kTileItems keys, so no item
-/// needs a bounds check; otherwise `valid` keys (the last tile). PLAIN: no key is special, so digits come from
-/// DigitExtractor::plain.
-template <class Policy, class K, class V, bool FULL, bool PLAIN>
+/// One tile of a pass, after the block has taken its tile id. FULL: the tile holds kTileItems keys, none of them
+/// special (RadixKey<K>::is_special), so no item needs a bounds check and digits come from DigitExtractor::plain;
+/// otherwise `valid` keys (the last tile, or any tile when some float key is a NaN or -0.0) and the exact digits.
+template <class Policy, class K, class V, bool FULL>
 __device__ __forceinline__ void onesweep_tile(const OnesweepPass<K, V>& pass,
                                               typename OnesweepTile<Policy, K, V>::TempStorage& storage,
                                               unsigned tile, int valid) {
@@ -282,7 +282,7 @@ __device__ __forceinline__ void onesweep_tile(const OnesweepPass<K, V>& pass,
   const int lane = threadIdx.x % warp::kWarpThreads;
   const int warp_id = threadIdx.x / warp::kWarpThreads;
   const bool digit_thread = threadIdx.x < kDigits;
-  auto digit_of = [&](K key) { return PLAIN ? pass.digit_of.plain(key) : pass.digit_of(key); };
+  auto digit_of = [&](K key) { return FULL ? pass.digit_of.plain(key) : pass.digit_of(key); };
 
   K keys[kItems];
   if constexpr (FULL) {
@@ -433,18 +433,13 @@ __global__ void __launch_bounds__(Policy::block_threads, Policy::min_blocks_per_
   const unsigned tile_begin = tile * kTileItems;
   const int valid = pass.n - tile_begin < static_cast<unsigned>(kTileItems) ? static_cast<int>(pass.n - tile_begin)
                                                                             : kTileItems;
-  if constexpr (RadixKey<K>::kHasSpecialKeys) {
-    // Full tiles without special keys take the plain body; everything else shares the general one (a third body
-    // for full tiles with special keys made the kernel's code 1.7x larger and every pass ~13 us slower to start).
-    if (valid == kTileItems && *pass.special_keys == 0) {
-      onesweep_tile<Policy, K, V, true, true>(pass, storage, tile, kTileItems);
-    } else {
-      onesweep_tile<Policy, K, V, false, false>(pass, storage, tile, valid);
-    }
-  } else if (valid == kTileItems) {
-    onesweep_tile<Policy, K, V, true, false>(pass, storage, tile, kTileItems);
+  // Full tiles without special keys (every integer key) take the plain body; the last tile, and every tile when
+  // some float is a NaN or -0.0, the general one. A third body for full tiles with special keys made the kernel
+  // 1.7x larger and every pass ~13 us slower to start.
+  if (valid == kTileItems && (!RadixKey<K>::kHasSpecialKeys || *pass.special_keys == 0)) {
+    onesweep_tile<Policy, K, V, true>(pass, storage, tile, kTileItems);
   } else {
-    onesweep_tile<Policy, K, V, false, false>(pass, storage, tile, valid);
+    onesweep_tile<Policy, K, V, false>(pass, storage, tile, valid);
   }
 }
 
