@@ -1,6 +1,7 @@
 #pragma once
 // The one benchmark harness: every bench times prims, Thrust and CUB on the same device data in the same process,
-// interleaving the contenders run by run, and reports medians of CUDA-event timings.
+// interleaving the contenders run by run (in an order that rotates each round), and reports medians of CUDA-event
+// timings.
 //
 //   prims::bench::Harness harness(argc, argv, "bench_reduce");
 //   harness.run_case({"sum", "i32", "WarpShuffle"}, n, bytes_per_item, {contender...}, prepare);
@@ -34,7 +35,8 @@
 namespace prims::bench {
 
 /// One contender in a case: a name ("prims", "Thrust", "CUB") and the work to time on the given stream.
-/// `check` (optional) runs after the timed runs and returns false when the contender's output is wrong.
+/// `check` (optional) runs after one more run of the contender from fresh input (after the timed runs), and returns
+/// false when the contender's output is wrong.
 struct Contender {
   std::string name;
   std::function<void(cudaStream_t)> run;
@@ -175,13 +177,16 @@ class Harness {
     return (name.bench + " " + name.type + " " + name.variant).find(filter_) != std::string::npos;
   }
 
-  /// Times every contender `repeats` times, interleaved, each run after `prepare` and an L2 flush.
+  /// Times every contender `repeats` times, interleaved, each run after `prepare` and an L2 flush. The order
+  /// rotates from round to round, so that no contender always follows the same one (a contender that frees
+  /// memory, as Thrust does, leaves the next one cold address translations).
   void run_case(const CaseName& name, size_t n, double bytes_per_item, const std::vector<Contender>& contenders,
                 const std::function<void()>& prepare = [] {}) {
     if (!selected(name)) return;
     std::vector<std::vector<float>> times(contenders.size());
     for (int round = -1; round < repeats_; ++round) {  // round -1 is the warm-up
-      for (size_t c = 0; c < contenders.size(); ++c) {
+      for (size_t turn = 0; turn < contenders.size(); ++turn) {
+        const size_t c = (turn + static_cast<size_t>(round + 1)) % contenders.size();
         prepare();
         flush_l2_kernel<<<1024, 256, 0, stream_>>>(reinterpret_cast<const uint4*>(l2_flush_->data()),
                                                     l2_flush_->bytes() / sizeof(uint4), sink_.data());
@@ -201,7 +206,15 @@ class Harness {
       std::sort(times[c].begin(), times[c].end());
       m.contenders.push_back(contenders[c].name);
       m.median_ms.push_back(times[c][times[c].size() / 2]);
-      m.correct.push_back(contenders[c].check ? contenders[c].check() : true);
+      bool correct = true;
+      if (contenders[c].check) {
+        // One more run from fresh input, so the check sees this contender's own output whatever ran last.
+        prepare();
+        contenders[c].run(stream_);
+        check(cudaStreamSynchronize(stream_), contenders[c].name.c_str());
+        correct = contenders[c].check();
+      }
+      m.correct.push_back(correct);
     }
     print_row(m);
     results_.push_back(std::move(m));
