@@ -16,11 +16,11 @@
 #include <vector>
 
 #include "backend.hpp"
+#include "cpu_sort.hpp"
 #include "errors.hpp"
 #include "file_io.hpp"
 #include "formats.hpp"
 #include "gpu_backend.hpp"
-#include "key_order.hpp"
 #include "parallel.hpp"
 
 namespace radix_sort {

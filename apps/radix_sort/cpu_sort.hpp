@@ -1,18 +1,36 @@
 #pragma once
-// The CPU sort: a stable least-significant-digit radix sort over the ordered key bits, so it orders keys exactly
-// like the device sort (see key_order.hpp) and keeps every key's original bits.
+// The CPU sort: a stable least-significant-digit radix sort over the ordered key bits of prims/util/radix_key.cuh
+// (the same header the device sort uses), so it orders keys exactly like the device sort and keeps every key's
+// original bits. Also the sortedness check of --check, in the same order.
 
 #include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <type_traits>
 #include <utility>
 #include <vector>
 
-#include "key_order.hpp"
+#include "prims/util/radix_key.cuh"
 
 namespace radix_sort {
+
+/// The bits a sort in the given direction orders by: descending complements them, so ties stay ties.
+template <class K>
+typename prims::RadixKey<K>::Bits sort_bits(K key, bool descending) {
+  return prims::sort_bits(key, descending ? prims::Order::Descending : prims::Order::Ascending, 0,
+                          prims::RadixKey<K>::kBits);
+}
+
+/// The index of the first key that is out of order with the key before it, or nothing when all are sorted.
+template <class K>
+std::optional<size_t> first_disorder(const K* keys, size_t count, bool descending) {
+  for (size_t i = 1; i < count; ++i) {
+    if (sort_bits(keys[i - 1], descending) > sort_bits(keys[i], descending)) return i;
+  }
+  return std::nullopt;
+}
 
 /// Marks a sort without values.
 struct NoValues {};

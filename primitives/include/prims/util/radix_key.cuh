@@ -9,10 +9,13 @@
 //              Negative numbers have all bits flipped, non-negative ones the sign bit set; -0.0 first becomes
 //              +0.0 and NaNs become all ones.
 // Descending order complements the mapped bits: the exact reverse order, and equal keys stay equal (stable).
+// Plain C++ compilers can include this header too (the apps' host code orders keys with it).
 
 #include <cstdint>
 #include <cstring>
 #include <type_traits>
+
+#include "prims/util/host_device.cuh"
 
 namespace prims {
 
@@ -63,7 +66,7 @@ struct RadixKey {
       sizeof(K) == 4 ? static_cast<Bits>(0x7F800000u) : static_cast<Bits>(0x7FF0000000000000ull);
 
   /// The key's bits as stored (a bit cast).
-  __host__ __device__ static Bits raw_bits(K key) {
+  PRIMS_HOST_DEVICE static Bits raw_bits(K key) {
     Bits bits;
     memcpy(&bits, &key, sizeof(K));
     return bits;
@@ -71,7 +74,7 @@ struct RadixKey {
 
   /// Whether ordered_bits treats the key specially: a NaN or -0.0 (never for integers). Every other key's ordered
   /// bits are its plain_ordered_bits.
-  __host__ __device__ static bool is_special(K key) {
+  PRIMS_HOST_DEVICE static bool is_special(K key) {
     if constexpr (std::is_floating_point_v<K>) {
       const Bits bits = raw_bits(key);
       return static_cast<Bits>(bits & ~kSignBit) > kInfinityBits || bits == kSignBit;
@@ -81,7 +84,7 @@ struct RadixKey {
   }
 
   /// ordered_bits for keys that are not special, in fewer instructions (for floats, no NaN or -0.0 test).
-  __host__ __device__ static Bits plain_ordered_bits(K key) {
+  PRIMS_HOST_DEVICE static Bits plain_ordered_bits(K key) {
     const Bits bits = raw_bits(key);
     if constexpr (std::is_floating_point_v<K>) {
       using Signed = std::make_signed_t<Bits>;
@@ -94,7 +97,7 @@ struct RadixKey {
   }
 
   /// Bits whose unsigned order is the ascending key order described at the top of this file.
-  __host__ __device__ static Bits ordered_bits(K key) {
+  PRIMS_HOST_DEVICE static Bits ordered_bits(K key) {
     const Bits bits = raw_bits(key);
     if constexpr (std::is_floating_point_v<K>) {
       const Bits magnitude = static_cast<Bits>(bits & ~kSignBit);
@@ -129,26 +132,26 @@ struct DigitExtractor {
   int shift;
   unsigned mask;
 
-  __host__ __device__ DigitExtractor(Order order, int shift_, int num_bits)
+  PRIMS_HOST_DEVICE DigitExtractor(Order order, int shift_, int num_bits)
       : flip(order == Order::Descending ? static_cast<unsigned>((std::uint64_t{1} << num_bits) - 1) : 0u),
         shift(shift_),
         mask(static_cast<unsigned>((std::uint64_t{1} << num_bits) - 1)) {}
 
   /// Shift, mask and flip: two instructions for integer keys.
-  __host__ __device__ unsigned operator()(K key) const { return of_bits(RadixKey<K>::ordered_bits(key)); }
+  PRIMS_HOST_DEVICE unsigned operator()(K key) const { return of_bits(RadixKey<K>::ordered_bits(key)); }
 
   /// The digit of a key whose ordered bits (RadixKey<K>::ordered_bits) are `bits`.
-  __host__ __device__ unsigned of_bits(Bits bits) const { return (static_cast<unsigned>(bits >> shift) & mask) ^ flip; }
+  PRIMS_HOST_DEVICE unsigned of_bits(Bits bits) const { return (static_cast<unsigned>(bits >> shift) & mask) ^ flip; }
 
   /// The same digit for a key that is not special (RadixKey<K>::is_special), in fewer instructions for floats.
-  __host__ __device__ unsigned plain(K key) const { return of_bits(RadixKey<K>::plain_ordered_bits(key)); }
+  PRIMS_HOST_DEVICE unsigned plain(K key) const { return of_bits(RadixKey<K>::plain_ordered_bits(key)); }
 };
 
 /// The bits in [begin_bit, end_bit) of a key's ordered bits (complemented for descending): the value the sort
 /// orders by. Two keys are equal for the sort exactly when their sort bits are equal. Handy for references.
 /// Example: `prims::sort_bits(-0.0f, prims::Order::Ascending, 0, 32) == prims::sort_bits(0.0f, ...)` is true.
 template <class K>
-__host__ __device__ typename RadixKey<K>::Bits sort_bits(K key, Order order, int begin_bit, int end_bit) {
+PRIMS_HOST_DEVICE typename RadixKey<K>::Bits sort_bits(K key, Order order, int begin_bit, int end_bit) {
   using Bits = typename RadixKey<K>::Bits;
   const int width = end_bit - begin_bit;
   const Bits mask = width >= RadixKey<K>::kBits ? static_cast<Bits>(~Bits{0})
