@@ -7,8 +7,9 @@
 //   harness.run_case({"sum", "i32", "WarpShuffle"}, n, bytes_per_item, {contender...}, prepare);
 //   return harness.finish();   // prints the table, writes the JSON
 //
-// Honest timing: a warm-up run of each contender first; before every timed run the L2 cache is flushed (by writing a
-// buffer twice its size) and the `prepare` step restores fresh input (a sort must get unsorted input every run);
+// Honest timing: a warm-up run of each contender first; before every timed run the L2 cache is flushed (by reading a
+// buffer twice its size: a read leaves no dirty lines whose write-back would be charged to the run) and the
+// `prepare` step restores fresh input (a sort must get unsorted input every run);
 // neither is timed. Bandwidth is reported against the device-to-device copy bandwidth measured at start-up.
 
 #include <cuda_runtime.h>
@@ -29,6 +30,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "prims/util/cuda_handles.cuh"
 #include "prims/util/device_buffer.cuh"
 #include "prims/util/error.cuh"
 
@@ -153,24 +155,15 @@ class Harness {
     device_name_ = props.name;
     l2_flush_.emplace(std::max<size_t>(2 * props.l2CacheSize, size_t{64} << 20));
     check(cudaMemset(l2_flush_->data(), 0x5a, l2_flush_->bytes()), "cudaMemset");
-    check(cudaStreamCreate(&stream_), "cudaStreamCreate");
-    check(cudaEventCreate(&start_), "cudaEventCreate");
-    check(cudaEventCreate(&stop_), "cudaEventCreate");
     copy_gbs_ = measure_copy_bandwidth();
     fmt::print("{} on {} ({} SMs); device-to-device copy {:.0f} GB/s (read + write, 2^28 ints)\n", bench_name_,
                device_name_, props.multiProcessorCount, copy_gbs_);
   }
 
-  ~Harness() {
-    cudaEventDestroy(start_);
-    cudaEventDestroy(stop_);
-    cudaStreamDestroy(stream_);
-  }
-
   int min_log2() const { return min_log2_; }
   int max_log2() const { return max_log2_; }
   int step_log2() const { return step_log2_; }
-  cudaStream_t stream() const { return stream_; }
+  cudaStream_t stream() const { return stream_.get(); }
 
   /// Whether --filter selects this case (every case when no filter was given).
   bool selected(const CaseName& name) const {
@@ -188,16 +181,15 @@ class Harness {
       for (size_t turn = 0; turn < contenders.size(); ++turn) {
         const size_t c = (turn + static_cast<size_t>(round + 1)) % contenders.size();
         prepare();
-        flush_l2_kernel<<<1024, 256, 0, stream_>>>(reinterpret_cast<const uint4*>(l2_flush_->data()),
+        flush_l2_kernel<<<1024, 256, 0, stream_.get()>>>(reinterpret_cast<const uint4*>(l2_flush_->data()),
                                                     l2_flush_->bytes() / sizeof(uint4), sink_.data());
         check(cudaGetLastError(), "flushing L2");
-        check(cudaEventRecord(start_, stream_), "cudaEventRecord");
-        contenders[c].run(stream_);
+        start_.record(stream_.get());
+        contenders[c].run(stream_.get());
         check(cudaGetLastError(), contenders[c].name.c_str());
-        check(cudaEventRecord(stop_, stream_), "cudaEventRecord");
-        check(cudaEventSynchronize(stop_), contenders[c].name.c_str());
-        float ms = 0;
-        check(cudaEventElapsedTime(&ms, start_, stop_), "cudaEventElapsedTime");
+        stop_.record(stream_.get());
+        stop_.synchronize(contenders[c].name.c_str());
+        const float ms = Event::milliseconds_between(start_, stop_);
         if (round >= 0) times[c].push_back(ms);
       }
     }
@@ -210,8 +202,8 @@ class Harness {
       if (contenders[c].check) {
         // One more run from fresh input, so the check sees this contender's own output whatever ran last.
         prepare();
-        contenders[c].run(stream_);
-        check(cudaStreamSynchronize(stream_), contenders[c].name.c_str());
+        contenders[c].run(stream_.get());
+        stream_.synchronize(contenders[c].name.c_str());
         correct = contenders[c].check();
       }
       m.correct.push_back(correct);
@@ -237,13 +229,10 @@ class Harness {
     check(cudaMemset(a.data(), 1, a.bytes()), "cudaMemset");
     std::vector<float> times;
     for (int i = 0; i < 11; ++i) {
-      check(cudaEventRecord(start_, stream_), "cudaEventRecord");
-      check(cudaMemcpyAsync(b.data(), a.data(), a.bytes(), cudaMemcpyDeviceToDevice, stream_), "copy");
-      check(cudaEventRecord(stop_, stream_), "cudaEventRecord");
-      check(cudaEventSynchronize(stop_), "copy");
-      float ms = 0;
-      check(cudaEventElapsedTime(&ms, start_, stop_), "cudaEventElapsedTime");
-      times.push_back(ms);
+      start_.record(stream_.get());
+      check(cudaMemcpyAsync(b.data(), a.data(), a.bytes(), cudaMemcpyDeviceToDevice, stream_.get()), "copy");
+      stop_.record(stream_.get());
+      times.push_back(Event::milliseconds_between(start_, stop_));
     }
     std::sort(times.begin(), times.end());
     return 2.0 * a.bytes() / (times[times.size() / 2] * 1e6);
@@ -303,9 +292,10 @@ class Harness {
   std::string device_name_;
   std::optional<DeviceBuffer<unsigned char>> l2_flush_;
   DeviceBuffer<unsigned> sink_{1};
-  cudaStream_t stream_ = nullptr;
-  cudaEvent_t start_ = nullptr;
-  cudaEvent_t stop_ = nullptr;
+  /// Blocking: the benches' set-up work on the default stream stays ordered with the timed runs.
+  Stream stream_{cudaStreamDefault};
+  Event start_;
+  Event stop_;
   double copy_gbs_ = 0;
   bool header_printed_ = false;
   std::vector<Measurement> results_;

@@ -11,7 +11,7 @@
 namespace {
 
 using prims::bench::Contender;
-namespace detail = prims::device::detail;
+namespace detail = prims::detail;
 
 template <int THREADS, int BYTES, unsigned WAIT_NS, int TILES_PER_LANE>
 struct SinglePass {

@@ -1,4 +1,4 @@
-// tune_sort: the tuning sweep behind the Onesweep policy in device/detail/radix_sort_kernels.cuh. Sorts random
+// tune_sort: the tuning sweep behind the Onesweep policy in device/detail/radix_sort_onesweep.cuh. Sorts random
 // keys (u32, u32/u32 pairs, f32, u64) with several policies against cub::DeviceRadixSort, same data, same run,
 // fresh input before every timed run; the ratio columns are each policy's time over CUB's (below 1: faster).
 // Every policy's output is compared bitwise with CUB's.
@@ -16,7 +16,7 @@ namespace {
 
 using prims::bench::Contender;
 using prims::bench::same_bits;
-namespace detail = prims::device::detail;
+namespace detail = prims::detail;
 
 /// The shipped policy with the pass kernel's block shape and blocks an SM replaced.
 template <int THREADS, int ITEMS, int BLOCKS_PER_SM = 2>
@@ -68,7 +68,7 @@ void sweep(prims::bench::Harness& harness, const char* type, const char* distrib
                                        kPairs ? b.values_out.data() : nullptr};
     size_t bytes = 0;
     prims::check(detail::onesweep_sort<K, V, Policy>(nullptr, bytes, io, n, prims::Order::Ascending, 0,
-                                                     8 * int{sizeof(K)}, stream),
+                                                     8 * int{sizeof(K)}, nullptr, stream),
                  "size");
     b.temps.emplace_back(bytes);
     unsigned char* temp = b.temps.back().data();
@@ -76,7 +76,7 @@ void sweep(prims::bench::Harness& harness, const char* type, const char* distrib
     Contender c{name, [=](cudaStream_t s) {
                   size_t size = bytes;
                   prims::check(detail::onesweep_sort<K, V, Policy>(temp, size, io, n, prims::Order::Ascending, 0,
-                                                                   8 * int{sizeof(K)}, s),
+                                                                   8 * int{sizeof(K)}, nullptr, s),
                                name.c_str());
                 }};
     // The harness has just run this variant from fresh input (a sort leaves its input as it was). Every variant

@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "prims/device/reduce.cuh"
+#include "prims/util/cuda_handles.cuh"
 #include "prims/util/device_buffer.cuh"
 #include "prims/util/error.cuh"
 
@@ -312,34 +313,20 @@ unsigned filling_grid(ReduceKernel kernel, size_t n) {
   return static_cast<unsigned>(std::min(resident, ceil_div(n, kBlockThreads)));
 }
 
-class Event {
- public:
-  Event() { prims::check(cudaEventCreate(&event_), "cudaEventCreate"); }
-  Event(const Event&) = delete;
-  Event& operator=(const Event&) = delete;
-  ~Event() { cudaEventDestroy(event_); }
-  cudaEvent_t get() const { return event_; }
-
- private:
-  cudaEvent_t event_ = nullptr;
-};
-
 // The median time in microseconds of `repeat` runs of `work` (all on the default stream), after one warm-up
 // run that pays for lazy module loading and first allocations. Each run is timed alone between two events.
 double median_microseconds(const std::function<void()>& work, int repeat) {
   work();
   prims::check(cudaDeviceSynchronize(), "the warm-up run");
-  Event start;
-  Event stop;
+  prims::Event start;
+  prims::Event stop;
   std::vector<double> times;
   for (int r = 0; r < repeat; ++r) {
-    prims::check(cudaEventRecord(start.get()), "cudaEventRecord");
+    start.record(0);
     work();
-    prims::check(cudaEventRecord(stop.get()), "cudaEventRecord");
-    prims::check(cudaEventSynchronize(stop.get()), "a timed run");
-    float milliseconds = 0;
-    prims::check(cudaEventElapsedTime(&milliseconds, start.get(), stop.get()), "cudaEventElapsedTime");
-    times.push_back(milliseconds * 1000.0);
+    stop.record(0);
+    stop.synchronize("a timed run");
+    times.push_back(prims::Event::milliseconds_between(start, stop) * 1000.0);
   }
   std::sort(times.begin(), times.end());
   const size_t mid = times.size() / 2;

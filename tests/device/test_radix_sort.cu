@@ -19,7 +19,7 @@ namespace {
 
 using prims::device::Order;
 using prims::device::RadixSortAlgorithm;
-namespace detail = prims::device::detail;
+namespace detail = prims::detail;
 
 constexpr int kOnesweepTile = detail::SortTile<detail::OnesweepPolicy<uint32_t, detail::NoValues>, uint32_t,
                                                detail::NoValues, unsigned>::kTileItems;

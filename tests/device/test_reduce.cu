@@ -9,7 +9,7 @@
 namespace {
 
 using prims::block::ReduceAlgorithm;
-using Tile = prims::device::detail::ReduceTile<prims::device::detail::ReducePolicy, int>;
+using Tile = prims::detail::ReduceTile<prims::detail::ReducePolicy, int>;
 
 /// Runs device::reduce on host[offset..offset+n) (offset shifts the device pointer off 16-byte alignment).
 template <ReduceAlgorithm ALGORITHM, class T, class Op>

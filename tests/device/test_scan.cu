@@ -28,7 +28,7 @@ constexpr size_t kGuard = 5;  // poisoned items past the end of the output that 
 
 template <class T>
 size_t tile_items(ScanAlgorithm algorithm) {
-  using namespace prims::device::detail;
+  using namespace prims::detail;
   return algorithm == ScanAlgorithm::SinglePass ? ScanTile<SinglePassScanPolicy, T>::tile_items
                                                 : ScanTile<ReduceThenScanPolicy, T>::tile_items;
 }
@@ -41,7 +41,7 @@ std::vector<size_t> scan_sizes(ScanAlgorithm algorithm) {
   std::vector<size_t> sizes = prims::test::edge_sizes(tile);
   int multiprocessors = 0;
   prims::check(cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount, 0), "SM count");
-  const size_t spans = static_cast<size_t>(multiprocessors) * prims::device::detail::ReduceThenScanPolicy::blocks_per_sm;
+  const size_t spans = static_cast<size_t>(multiprocessors) * prims::detail::ReduceThenScanPolicy::blocks_per_sm;
   for (size_t tiles : {size_t{32}, size_t{33}, size_t{65}, spans, spans + 1}) {
     for (long delta : {-1, 0, 1}) sizes.push_back(tiles * tile + delta);
   }

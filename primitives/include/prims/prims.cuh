@@ -1,6 +1,9 @@
 #pragma once
-// prims: GPU primitives built in layers on reduction. This header brings in every public layer.
+// prims: GPU primitives built in layers on reduction. This header brings in every public layer, and the owning
+// host handles (DeviceBuffer, Stream, Event, PinnedBuffer) that the examples use.
 
+#include "prims/util/cuda_handles.cuh"
+#include "prims/util/device_buffer.cuh"
 #include "prims/util/error.cuh"
 #include "prims/util/ops.cuh"
 #include "prims/util/radix_key.cuh"
@@ -13,3 +16,4 @@
 #include "prims/device/reduce.cuh"
 #include "prims/device/scan.cuh"
 #include "prims/device/radix_sort.cuh"
+#include "prims/device/radix_partition.cuh"

@@ -20,9 +20,7 @@
 #include "prims/util/launch.cuh"
 #include "prims/util/temp_storage.cuh"
 
-namespace prims::device {
-
-namespace detail {
+namespace prims::detail {
 
 /// The reduce with its tuning policy and block algorithm given: what the public overloads call.
 template <class Policy, block::ReduceAlgorithm ALGORITHM, class T, class Op>
@@ -61,7 +59,9 @@ cudaError_t dispatch_reduce(void* temp, size_t& temp_bytes, const T* in, T* out,
                                work, out, op, init);
 }
 
-}  // namespace detail
+}  // namespace prims::detail
+
+namespace prims::device {
 
 /// op(init, in[0] op in[1] op ... op in[n-1]) into *out, with the block algorithm chosen explicitly
 /// (the overload without it uses the fastest, WarpShuffle). n == 0 writes init.

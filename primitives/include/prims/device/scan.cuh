@@ -36,11 +36,14 @@ enum class ScanAlgorithm {
   SinglePass,
 };
 
-namespace detail {
+}  // namespace prims::device
 
-/// The algorithm that the overloads without one run at n items: the one place to retune after measuring. On the
-/// H100 the single pass is ahead at every size from 2^16 to 2^30 (bench_scan), by 10% at 2^20 and 25-40% from 2^24.
-constexpr ScanAlgorithm default_scan_algorithm(size_t /*n*/) { return ScanAlgorithm::SinglePass; }
+namespace prims::detail {
+
+/// The algorithm that the overloads without one run: the one place to retune after measuring. On the H100 the
+/// single pass is ahead at every size from 2^16 to 2^30 (bench_scan), by 10% at 2^20 and 25-40% from 2^24. A
+/// constant, so the default call compiles only the algorithm it runs.
+inline constexpr device::ScanAlgorithm kDefaultScanAlgorithm = device::ScanAlgorithm::SinglePass;
 
 /// The single-pass scan with its tuning policy given.
 template <class Policy, bool EXCLUSIVE, class T, class Op>
@@ -100,10 +103,10 @@ cudaError_t dispatch_reduce_then_scan(void* temp, size_t& temp_bytes, const T* i
                                threads, 0, stream, in, out, n, spans, static_cast<const T*>(totals), op, seed);
 }
 
-template <ScanAlgorithm ALGORITHM, bool EXCLUSIVE, class T, class Op>
+template <device::ScanAlgorithm ALGORITHM, bool EXCLUSIVE, class T, class Op>
 cudaError_t scan(void* temp, size_t& temp_bytes, const T* in, T* out, size_t n, Op op, Maybe<T> seed,
                  cudaStream_t stream) {
-  if constexpr (ALGORITHM == ScanAlgorithm::SinglePass) {
+  if constexpr (ALGORITHM == device::ScanAlgorithm::SinglePass) {
     return dispatch_single_pass<SinglePassScanPolicy, EXCLUSIVE>(temp, temp_bytes, in, out, n, op, seed, stream);
   } else {
     return dispatch_reduce_then_scan<ReduceThenScanPolicy, EXCLUSIVE>(temp, temp_bytes, in, out, n, op, seed, stream);
@@ -113,13 +116,12 @@ cudaError_t scan(void* temp, size_t& temp_bytes, const T* in, T* out, size_t n, 
 template <bool EXCLUSIVE, class T, class Op>
 cudaError_t scan_default(void* temp, size_t& temp_bytes, const T* in, T* out, size_t n, Op op, Maybe<T> seed,
                          cudaStream_t stream) {
-  if (default_scan_algorithm(n) == ScanAlgorithm::SinglePass) {
-    return scan<ScanAlgorithm::SinglePass, EXCLUSIVE>(temp, temp_bytes, in, out, n, op, seed, stream);
-  }
-  return scan<ScanAlgorithm::ReduceThenScan, EXCLUSIVE>(temp, temp_bytes, in, out, n, op, seed, stream);
+  return scan<kDefaultScanAlgorithm, EXCLUSIVE>(temp, temp_bytes, in, out, n, op, seed, stream);
 }
 
-}  // namespace detail
+}  // namespace prims::detail
+
+namespace prims::device {
 
 /// out[i] = in[0] op in[1] op ... op in[i], with the algorithm chosen explicitly.
 /// Example: `prims::device::inclusive_scan<prims::device::ScanAlgorithm::ReduceThenScan>(temp, bytes, in, out, n, prims::Max{});`

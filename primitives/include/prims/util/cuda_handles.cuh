@@ -11,10 +11,13 @@
 
 namespace prims {
 
-/// A non-blocking CUDA stream. Example: `prims::Stream stream; kernel<<<g, b, 0, stream.get()>>>(...);`
+/// A CUDA stream, non-blocking by default (cudaStreamDefault makes one that orders with the legacy default stream).
+/// Example: `prims::Stream stream; kernel<<<g, b, 0, stream.get()>>>(...);`
 class Stream {
  public:
-  Stream() { check(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreate"); }
+  explicit Stream(unsigned flags = cudaStreamNonBlocking) {
+    check(cudaStreamCreateWithFlags(&stream_, flags), "cudaStreamCreate");
+  }
   Stream(Stream&& other) noexcept : stream_(std::exchange(other.stream_, nullptr)) {}
   Stream& operator=(Stream&& other) noexcept {
     std::swap(stream_, other.stream_);

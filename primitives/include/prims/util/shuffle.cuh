@@ -9,6 +9,13 @@ namespace prims::detail {
 
 inline constexpr unsigned kFullWarpMask = 0xffffffffu;
 
+/// The mask of the lanes below this one.
+__device__ __forceinline__ unsigned lanes_below_mask() {
+  unsigned mask;
+  asm("mov.u32 %0, %%lanemask_lt;" : "=r"(mask));
+  return mask;
+}
+
 template <class T>
 struct ShuffleWords {
   static constexpr int count = (sizeof(T) + sizeof(unsigned) - 1) / sizeof(unsigned);

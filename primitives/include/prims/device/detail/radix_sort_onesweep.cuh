@@ -1,15 +1,15 @@
 #pragma once
-// Kernels of the single-pass-per-digit radix sort (RadixSortAlgorithm::Onesweep, after Adinets and Merrill,
-// "Onesweep: A Faster Least Significant Digit Radix Sort for GPUs", 2022).
+// The single-pass-per-digit radix sort (RadixSortAlgorithm::Onesweep, after Adinets and Merrill, "Onesweep: A
+// Faster Least Significant Digit Radix Sort for GPUs", 2022): its policies, kernels and dispatcher.
 //   1. onesweep_histogram_kernel      one read of the keys counts the digits of every pass at once, and notes
 //                                     whether any float key is a NaN or -0.0;
 //   2. onesweep_digit_starts_kernel   one block a pass turns its histogram into each digit's first position and
 //                                     notes whether the pass is trivial (every key has the same digit);
 //   3. onesweep_pass_kernel           one launch a pass: each block takes the next tile id from a counter, ranks
-//      its tile's keys warp by warp (one ballot per digit bit finds a key's peers, and one shared atomic per group
-//      of peers counts them), publishes the tile's digit counts at once (so later tiles stop waiting on it), then
-//      looks back across earlier tiles for each digit's output position while it puts its keys
-//      into shared memory in rank order, and finally writes each digit's run with coalesced stores.
+//      its tile's keys (block::RadixRank, which hands over the tile's digit counts before its block scan, so they
+//      are published at once and later tiles stop waiting on this one), then looks back across earlier tiles for
+//      each digit's output position while it puts its keys into shared memory in rank order, and finally writes
+//      each digit's run with coalesced stores (SortTile of radix_sort_common.cuh, like every radix sort).
 // Look-back words pack a 2-bit state and a 30-bit count, so one pass covers fewer than 2^30 keys
 // (kOnesweepMaxItems); larger inputs go to TileCounts. Tile 0 publishes each digit's global start plus its own
 // count as an inclusive word, so a look-back ends with the digit's output position and needs no other table.
@@ -20,16 +20,86 @@
 
 #include <cuda/atomic>
 
+#include <cuda_runtime.h>
+
+#include <algorithm>
 #include <cstddef>
+#include <optional>
+#include <type_traits>
 
 #include "prims/block/scan.cuh"
-#include "prims/device/detail/radix_sort_kernels.cuh"
+#include "prims/device/detail/radix_sort_common.cuh"
+#include "prims/util/device_properties.cuh"
 #include "prims/util/launch.cuh"
 #include "prims/util/ops.cuh"
-#include "prims/util/shuffle.cuh"
-#include "prims/warp/match.cuh"
+#include "prims/util/vector_load.cuh"
 
-namespace prims::device::detail {
+namespace prims::detail {
+
+/// The histogram kernel's shape: THREADS threads a block, BLOCKS_PER_SM blocks an SM, COPIES copies of the counters.
+template <int THREADS, int BLOCKS_PER_SM, int COPIES>
+struct HistogramShape {
+  static constexpr int threads = THREADS;
+  static constexpr int blocks_per_sm = BLOCKS_PER_SM;
+  static constexpr int copies = COPIES;
+
+  /// Dynamic shared-memory bytes of the kernel for keys K and `radix_bits`-bit digits.
+  template <class K>
+  static constexpr size_t shared_bytes(int radix_bits) {
+    return static_cast<size_t>(radix_passes(0, RadixKey<K>::kBits, radix_bits)) * (size_t{1} << radix_bits) *
+           sizeof(unsigned) * COPIES;
+  }
+};
+
+/// Tuning of Onesweep on Hopper (measured with bench/tune_sort against CUB, keys of entropy 1.0, 0.544, 0.201).
+/// Pass kernel: 384 threads capped at 80 registers, so two blocks share an SM and one block's look-back wait is
+/// covered by the other's work. Keys a thread: 24 for keys-only sorts of up to 4-byte keys (a 36 KB tile), 20 for
+/// pairs of 4-byte items, 15 for 8-byte items; from inputs of 2^26 keys on, keys-only sorts of up to 4-byte keys
+/// take 28 (integers) or 26 (floats) (OnesweepLargePolicySm90). Measured at 2^24 and 2^28 among 256, 384 and 512
+/// threads of 10 to 28 keys and 2 or 3 blocks an SM: bigger tiles win at 2^28 until registers spill (float keys
+/// spill at 28: their tiles keep two digit paths), smaller ones at 2^24. Ranking finds equal digits with one ballot per digit bit:
+/// __match_any_sync measured 1.5x slower (its pipe saturates), and ORing lane bits into a shared table of digit
+/// masks 3% faster on uniform keys but up to 1.4x slower on low-entropy keys (many lanes' atomics on one word).
+/// A look-back step reads 4 earlier tiles' words at once.
+/// Histogram kernel: a persistent grid reading 16-byte vectors, 64 bytes of keys a thread per tile, in one of two
+/// shapes by input size (2^16 u32: 43 us in all with the small shape, 48 with the wide one; 2^28: 5745 and 5649).
+template <class K, class V>
+struct OnesweepPolicySm90 {
+  static constexpr int radix_bits = 8;
+  static constexpr int block_threads = 384;
+  static constexpr int items_per_thread = !kHasValues<V> && sizeof(K) <= 4 ? 24
+                                          : kSortItemBytes<K, V> <= 4      ? 20
+                                          : kSortItemBytes<K, V> <= 8      ? 15
+                                                                           : 5;
+  static constexpr int min_blocks_per_sm = 2;
+  static constexpr int lookback_words_per_step = 4;
+  static constexpr bool rank_with_match_any = false;
+  static constexpr int histogram_items_per_thread = sizeof(K) <= 4 ? 16 : 8;
+  /// Small inputs: small blocks and two copies of the counters (the wide shape's setup costs ~5 us).
+  using SmallHistogram = HistogramShape<256, 4, 2>;
+  /// From wide_histogram_min_items keys on: one block an SM with a copy of the counters for every lane (16 for
+  /// 8-byte keys, to fit 128 KB), so a warp's atomics never collide, however skewed the digits.
+  using WideHistogram = HistogramShape<1024, 1, sizeof(K) <= 4 ? 32 : 16>;
+  static constexpr size_t wide_histogram_min_items = size_t{1} << 26;
+};
+
+/// Onesweep on Hopper for inputs of at least `min_items` keys: bigger tiles for keys-only sorts of up to 4-byte
+/// keys (u32 2^28: 5404 us with 28 keys a thread, 5504 with 26, 5632 with 24; at 2^24 456, 440 and 438; f32 2^28:
+/// 5685 with 26, 5807 with 24; floats spill at 28).
+template <class K, class V>
+struct OnesweepLargePolicySm90 : OnesweepPolicySm90<K, V> {
+  static constexpr size_t min_items = size_t{1} << 26;
+  static constexpr int items_per_thread = kHasValues<V> || sizeof(K) > 4
+                                              ? OnesweepPolicySm90<K, V>::items_per_thread
+                                          : std::is_integral_v<K> ? 28
+                                                                  : 26;
+};
+
+/// The policies for the architecture the library is built for; one entry today.
+template <class K, class V>
+using OnesweepPolicy = OnesweepPolicySm90<K, V>;
+template <class K, class V>
+using OnesweepLargePolicy = OnesweepLargePolicySm90<K, V>;
 
 /// Look-back word: bits 31..30 say what bits 29..0 hold.
 inline constexpr unsigned kLookbackValueMask = (1u << 30) - 1;
@@ -40,12 +110,6 @@ inline constexpr unsigned kLookbackInclusive = 2u << 30;
 
 /// The most keys Onesweep sorts: every count fits in a look-back word's 30 bits.
 inline constexpr size_t kOnesweepMaxItems = kLookbackValueMask;
-
-/// N keys read or written as one 16-byte access.
-template <class K, int N>
-struct alignas(16) KeyVector {
-  K keys[N];
-};
 
 template <class Policy, class Shape, class K>
 __global__ void __launch_bounds__(Shape::threads)
@@ -67,8 +131,8 @@ __global__ void __launch_bounds__(Shape::threads)
   extern __shared__ unsigned counts[];
 
   for (int i = threadIdx.x; i < kCounterWords; i += kThreads) counts[i] = 0;
-  prims::detail::wait_for_prior_grids();
-  prims::detail::allow_dependent_grids();
+  wait_for_prior_grids();
+  allow_dependent_grids();
   const size_t grid_threads = static_cast<size_t>(gridDim.x) * kThreads;
   for (size_t i = blockIdx.x * static_cast<size_t>(kThreads) + threadIdx.x; i < lookback_words; i += grid_threads) {
     lookback[i] = 0;
@@ -95,16 +159,15 @@ __global__ void __launch_bounds__(Shape::threads)
   };
 
   // Keys are read 16 bytes at a time from the first 16-byte boundary on; block 0 counts the keys before it.
-  constexpr int kVector = 16 / sizeof(K) > 0 ? 16 / sizeof(K) : 1;
+  constexpr int kVector = kVectorItems<K>;
   static_assert(kItems % kVector == 0, "histogram items come in whole 16-byte vectors");
-  using Vector = KeyVector<K, kVector>;
   const size_t misaligned = (reinterpret_cast<size_t>(keys) / sizeof(K)) % kVector;
   const size_t head = misaligned == 0 ? 0 : (kVector - misaligned < n ? kVector - misaligned : n);
   if (blockIdx.x == 0 && threadIdx.x < head) count_key(keys[threadIdx.x]);
-  const Vector* body = reinterpret_cast<const Vector*>(keys + head);
+  const Vector<K>* body = reinterpret_cast<const Vector<K>*>(keys + head);
   const size_t num_full_tiles = (n - head) / kTileItems;
   for (size_t tile = blockIdx.x; tile < num_full_tiles; tile += gridDim.x) {
-    Vector vectors[kItems / kVector];
+    Vector<K> vectors[kItems / kVector];
 #pragma unroll
     for (int i = 0; i < kItems / kVector; ++i) {
       vectors[i] = body[(tile * kItems / kVector + i) * kThreads + threadIdx.x];
@@ -112,7 +175,7 @@ __global__ void __launch_bounds__(Shape::threads)
 #pragma unroll
     for (int i = 0; i < kItems / kVector; ++i) {
 #pragma unroll
-      for (int j = 0; j < kVector; ++j) count_key(vectors[i].keys[j]);
+      for (int j = 0; j < kVector; ++j) count_key(vectors[i].items[j]);
     }
   }
   for (size_t i = head + num_full_tiles * kTileItems + blockIdx.x * static_cast<size_t>(kThreads) + threadIdx.x;
@@ -138,8 +201,8 @@ __global__ void __launch_bounds__(1 << Policy::radix_bits)
   constexpr int kDigits = 1 << Policy::radix_bits;
   using DigitScan = block::Scan<unsigned, kDigits>;
   __shared__ typename DigitScan::TempStorage storage;
-  prims::detail::wait_for_prior_grids();
-  prims::detail::allow_dependent_grids();
+  wait_for_prior_grids();
+  allow_dependent_grids();
   const int i = blockIdx.x * kDigits + threadIdx.x;
   const unsigned count = histograms[i];
   starts[i] = DigitScan(storage).exclusive_scan(count, Sum{}, 0u);
@@ -202,51 +265,9 @@ __device__ unsigned look_back(const unsigned* lookback, unsigned tile, int digit
   }
 }
 
-/// The onesweep tile: shared memory of one pass block, for the policy's block shape.
+/// The tile of a pass block: SortTile with 32-bit positions (Onesweep covers fewer than 2^30 keys).
 template <class Policy, class K, class V>
-struct OnesweepTile {
-  using Tile = SortTile<Policy, K, V, unsigned>;
-  static constexpr int kThreads = Tile::kThreads;
-  static constexpr int kItems = Tile::kItems;
-  static constexpr int kTileItems = Tile::kTileItems;
-  static constexpr int kDigits = Tile::kDigits;
-  static constexpr int kWarps = kThreads / warp::kWarpThreads;
-  using DigitScan = block::Scan<unsigned, kThreads>;
-  static_assert(kDigits <= kThreads, "the pass kernel needs a thread per digit");
-
-  struct TempStorage {
-    union {
-      /// warp_counts[w][d]: first how many of warp w's keys have digit d, then where they start in the tile.
-      unsigned warp_counts[kWarps][kDigits];
-      /// The tile in rank order (keys, then values).
-      alignas(16) unsigned char exchange[static_cast<size_t>(kTileItems) * kSortItemBytes<K, V>];
-    };
-    /// Slot s of the ranked tile, with digit d, goes to output position digit_base[d] + s.
-    unsigned digit_base[kDigits];
-    typename DigitScan::TempStorage scan;
-    unsigned tile_id;
-  };
-};
-
-/// The lanes below this one.
-__device__ __forceinline__ unsigned lanes_below_mask() {
-  unsigned mask;
-  asm("mov.u32 %0, %%lanemask_lt;" : "=r"(mask));
-  return mask;
-}
-
-/// Where `leader` holds: atomically adds `amount` to the shared word at `address` (a shared-window address) and
-/// returns the old value; elsewhere returns 0 and touches nothing. Predicated, so no branch splits the warp.
-__device__ __forceinline__ unsigned shared_add_if(bool leader, unsigned address, unsigned amount) {
-  unsigned old;
-  asm volatile(
-      "{\n\t.reg .pred p;\n\tsetp.ne.u32 p, %1, 0;\n\tmov.u32 %0, 0;\n\t"
-      "@p atom.shared.add.u32 %0, [%2], %3;\n\t}"
-      : "=r"(old)
-      : "r"(static_cast<unsigned>(leader)), "r"(address), "r"(amount)
-      : "memory");
-  return old;
-}
+using OnesweepTile = SortTile<Policy, K, V, unsigned>;
 
 /// Copies one tile of a trivial pass in place.
 template <class Tile, class T>
@@ -255,12 +276,8 @@ __device__ void onesweep_copy_tile(const T* __restrict__ in, T* __restrict__ out
   const int valid = static_cast<int>(n - tile_begin < Tile::kTileItems ? n - tile_begin : Tile::kTileItems);
   T items[Tile::kItems];
   Tile::load(in + tile_begin, valid, items);
-  Tile::store_in_place(out + tile_begin, valid, items);
+  Tile::store(out + tile_begin, valid, items);
 }
-
-/// Bits of a packed rank word: the rank in the low 16 bits, the item's digit above them.
-inline constexpr int kRankBits = 16;
-inline constexpr unsigned kRankMask = (1u << kRankBits) - 1;
 
 /// One tile of a pass, after the block has taken its tile id. FULL: the tile holds kTileItems keys, none of them
 /// special (RadixKey<K>::is_special), so no item needs a bounds check and digits come from DigitExtractor::plain;
@@ -269,95 +286,37 @@ template <class Policy, class K, class V, bool FULL>
 __device__ __forceinline__ void onesweep_tile(const OnesweepPass<K, V>& pass,
                                               typename OnesweepTile<Policy, K, V>::TempStorage& storage,
                                               unsigned tile, int valid) {
-  using Shape = OnesweepTile<Policy, K, V>;
-  using Tile = typename Shape::Tile;
-  constexpr int kThreads = Shape::kThreads;
-  constexpr int kItems = Shape::kItems;
-  constexpr int kTileItems = Shape::kTileItems;
-  constexpr int kDigits = Shape::kDigits;
-  static_assert(kTileItems <= (1 << kRankBits), "packed ranks hold 16 bits");
-  static_assert(Policy::radix_bits <= 8, "packed slot digits hold 8 bits");
+  using Tile = OnesweepTile<Policy, K, V>;
+  constexpr int kItems = Tile::kItems;
+  constexpr int kTileItems = Tile::kTileItems;
+  constexpr int kDigits = Tile::kDigits;
   if constexpr (FULL) valid = kTileItems;
   const unsigned tile_begin = tile * kTileItems;
-  const int lane = threadIdx.x % warp::kWarpThreads;
-  const int warp_id = threadIdx.x / warp::kWarpThreads;
   const bool digit_thread = threadIdx.x < kDigits;
   auto digit_of = [&](K key) { return FULL ? pass.digit_of.plain(key) : pass.digit_of(key); };
 
+  // 1. Rank the tile. Each digit's count is published as soon as the ranking has it: tile 0's as the digit's
+  //    inclusive position, every other tile's as its aggregate, so later tiles stop waiting on this one.
   K keys[kItems];
-  if constexpr (FULL) {
-#pragma unroll
-    for (int i = 0; i < kItems; ++i) keys[i] = pass.buffers.keys_in[tile_begin + Tile::element(i)];
-  } else {
-    Tile::load(pass.buffers.keys_in + tile_begin, valid, keys);
-  }
-
-  // 1. Each warp counts its digits in its own row; the highest lane of each group of equal digits adds the
-  //    group's size and hands the old count to its peers. Items go in tile order, so ranks are stable.
-  //    ranks[i] packs the item's rank (first within the warp's digit, later within the tile) and its digit.
+  Tile::template load<FULL>(pass.buffers.keys_in + tile_begin, valid, keys);
   unsigned ranks[kItems];
-  const unsigned lanes_below = lanes_below_mask();
-  const unsigned counts_address =
-      static_cast<unsigned>(__cvta_generic_to_shared(storage.warp_counts[warp_id]));
-  // Every digit first (the padding of the last tile ranks as the largest digit, after every real key); the warp
-  // barrier keeps the compiler from deferring key loads into the ranking loop, where each would stall it.
-#pragma unroll
-  for (int i = 0; i < kItems; ++i) ranks[i] = FULL || Tile::element(i) < valid ? digit_of(keys[i]) : kDigits - 1;
-  __syncwarp();
-#pragma unroll
-  for (int i = 0; i < kItems; ++i) {
-    const unsigned digit = ranks[i];
-    const unsigned peers = warp::lanes_with_same_value<Policy::radix_bits, Policy::rank_with_match_any>(digit);
-    const int leader = 31 - __clz(peers);
-    const unsigned before = shared_add_if(lane == leader, counts_address + digit * 4u, __popc(peers));
-    ranks[i] = (__shfl_sync(prims::detail::kFullWarpMask, before, leader) + __popc(peers & lanes_below)) |
-               (digit << kRankBits);
-  }
-  __syncthreads();
-
-  // 2. Thread d totals digit d over the warps and publishes the tile's count right away, then the block scans
-  //    the totals and each warp's row becomes its keys' first positions in the ranked tile.
+  Tile::template key_digits<FULL>(keys, valid, digit_of, ranks);
   unsigned digit_total = 0;
-  if (digit_thread) {
-#pragma unroll
-    for (int w = 0; w < Shape::kWarps; ++w) {
-      const unsigned count = storage.warp_counts[w][threadIdx.x];
-      storage.warp_counts[w][threadIdx.x] = digit_total;
-      digit_total += count;
-    }
-    if (!FULL && threadIdx.x == kDigits - 1) digit_total -= kTileItems - valid;
-    LookbackWord own(pass.lookback[tile * kDigits + threadIdx.x]);
-    own.store(tile == 0 ? kLookbackInclusive | (pass.digit_starts[threadIdx.x] + digit_total)
-                        : kLookbackAggregate | digit_total,
-              cuda::memory_order_relaxed);
-  }
-  const unsigned digit_prefix = typename Shape::DigitScan(storage.scan).exclusive_scan(digit_total, Sum{}, 0u);
-  if (digit_thread) {
-#pragma unroll
-    for (int w = 0; w < Shape::kWarps; ++w) storage.warp_counts[w][threadIdx.x] += digit_prefix;
-  }
-  __syncthreads();
-  const unsigned* counts = storage.warp_counts[warp_id];
-#pragma unroll
-  for (int i = 0; i < kItems; ++i) ranks[i] = (ranks[i] + counts[ranks[i] >> kRankBits]) & kRankMask;
+  unsigned digit_prefix = 0;
+  typename Tile::Rank(storage.rank)
+      .rank(ranks, ranks, digit_total, digit_prefix, kTileItems - valid, [&](unsigned count) {
+        LookbackWord own(pass.lookback[tile * kDigits + threadIdx.x]);
+        own.store(tile == 0 ? kLookbackInclusive | (pass.digit_starts[threadIdx.x] + count)
+                            : kLookbackAggregate | count,
+                  cuda::memory_order_relaxed);
+      });
   __syncthreads();
 
-  // 3. Keys go to shared memory in rank order while the digit threads look back for their digit's position.
-  K* ranked_keys = reinterpret_cast<K*>(storage.exchange);
-#pragma unroll
-  for (int i = 0; i < kItems; ++i) {
-    if (FULL || ranks[i] < static_cast<unsigned>(valid)) ranked_keys[ranks[i]] = keys[i];
-  }
+  // 2. Keys go to shared memory in rank order while the digit threads look back for their digit's position.
+  Tile::template place_ranked<FULL>(keys, ranks, valid, storage);
   // Values load before the look-back, so that their latency and the look-back's overlap.
   V values[kItems];
-  if constexpr (kHasValues<V>) {
-    if constexpr (FULL) {
-#pragma unroll
-      for (int i = 0; i < kItems; ++i) values[i] = pass.buffers.values_in[tile_begin + Tile::element(i)];
-    } else {
-      Tile::load(pass.buffers.values_in + tile_begin, valid, values);
-    }
-  }
+  if constexpr (kHasValues<V>) Tile::template load<FULL>(pass.buffers.values_in + tile_begin, valid, values);
   if (digit_thread) {
     unsigned position = pass.digit_starts[threadIdx.x];
     if (tile != 0) {
@@ -369,55 +328,26 @@ __device__ __forceinline__ void onesweep_tile(const OnesweepPass<K, V>& pass,
   }
   __syncthreads();
 
-  // 4. Slot s holds the key of rank s: runs of one digit are written contiguously.
-  // Pairs keep each slot's digit for the values, four to a register (registers are what pairs run short of).
-  constexpr int kPackedDigits = kHasValues<V> ? (kItems + 3) / 4 : 1;
-  unsigned slot_digits[kPackedDigits] = {};
-#pragma unroll
-  for (int k = 0; k < kItems; ++k) {
-    const int slot = k * kThreads + threadIdx.x;
-    if (FULL || slot < valid) {
-      const K key = ranked_keys[slot];
-      const unsigned digit = digit_of(key);
-      if constexpr (kHasValues<V>) slot_digits[k / 4] |= digit << (8 * (k % 4));
-      pass.buffers.keys_out[storage.digit_base[digit] + slot] = key;
-    }
-  }
+  // 3. Slot s holds the key of rank s: runs of one digit are written contiguously; values follow.
+  typename Tile::SlotDigits slot_digits;
+  Tile::template scatter_keys<FULL>(valid, digit_of, storage, pass.buffers.keys_out, slot_digits);
   if constexpr (kHasValues<V>) {
-    V* ranked_values = reinterpret_cast<V*>(storage.exchange);
-    __syncthreads();
-#pragma unroll
-    for (int i = 0; i < kItems; ++i) {
-      if (FULL || ranks[i] < static_cast<unsigned>(valid)) ranked_values[ranks[i]] = values[i];
-    }
-    __syncthreads();
-#pragma unroll
-    for (int k = 0; k < kItems; ++k) {
-      const int slot = k * kThreads + threadIdx.x;
-      if (FULL || slot < valid) {
-        const unsigned digit = (slot_digits[k / 4] >> (8 * (k % 4))) & 0xffu;
-        pass.buffers.values_out[storage.digit_base[digit] + slot] = ranked_values[slot];
-      }
-    }
+    Tile::template scatter_values<FULL>(values, ranks, valid, slot_digits, storage, pass.buffers.values_out);
   }
 }
 
 template <class Policy, class K, class V>
 __global__ void __launch_bounds__(Policy::block_threads, Policy::min_blocks_per_sm)
     onesweep_pass_kernel(OnesweepPass<K, V> pass) {
-  using Shape = OnesweepTile<Policy, K, V>;
-  using Tile = typename Shape::Tile;
-  constexpr int kTileItems = Shape::kTileItems;
-  constexpr int kDigits = Shape::kDigits;
-  __shared__ typename Shape::TempStorage storage;
+  using Tile = OnesweepTile<Policy, K, V>;
+  constexpr int kTileItems = Tile::kTileItems;
+  constexpr int kDigits = Tile::kDigits;
+  static_assert(kDigits <= Tile::kThreads, "the pass kernel needs a thread per digit");
+  __shared__ typename Tile::TempStorage storage;
+  __shared__ unsigned tile_id;
 
-  const int lane = threadIdx.x % warp::kWarpThreads;
-  const int warp_id = threadIdx.x / warp::kWarpThreads;
-#pragma unroll
-  for (int d = lane; d < kDigits; d += warp::kWarpThreads) storage.warp_counts[warp_id][d] = 0;
-
-  prims::detail::wait_for_prior_grids();
-  prims::detail::allow_dependent_grids();
+  wait_for_prior_grids();
+  allow_dependent_grids();
   if (pass.next_lookback != nullptr && threadIdx.x < kDigits) {
     pass.next_lookback[blockIdx.x * kDigits + threadIdx.x] = 0;
   }
@@ -427,9 +357,9 @@ __global__ void __launch_bounds__(Policy::block_threads, Policy::min_blocks_per_
     return;
   }
 
-  if (threadIdx.x == 0) storage.tile_id = atomicAdd(pass.tile_counter, 1u);
+  if (threadIdx.x == 0) tile_id = atomicAdd(pass.tile_counter, 1u);
   __syncthreads();
-  const unsigned tile = storage.tile_id;
+  const unsigned tile = tile_id;
   const unsigned tile_begin = tile * kTileItems;
   const int valid = pass.n - tile_begin < static_cast<unsigned>(kTileItems) ? static_cast<int>(pass.n - tile_begin)
                                                                             : kTileItems;
@@ -443,4 +373,86 @@ __global__ void __launch_bounds__(Policy::block_threads, Policy::min_blocks_per_
   }
 }
 
-}  // namespace prims::device::detail
+/// Onesweep over [begin_bit, end_bit) of fewer than 2^30 keys (kOnesweepMaxItems). With `bucket_offsets` (a
+/// one-pass sort only), also writes where each of the pass's 2^(end_bit - begin_bit) digits starts, then n.
+template <class K, class V, class Policy = OnesweepPolicy<K, V>>
+cudaError_t onesweep_sort(void* temp, size_t& temp_bytes, PassBuffers<K, V> io, size_t n, Order order,
+                          int begin_bit, int end_bit, size_t* bucket_offsets, cudaStream_t stream) {
+  using Tile = OnesweepTile<Policy, K, V>;
+  constexpr int kDigits = Tile::kDigits;
+  const int num_passes = radix_passes(begin_bit, end_bit, Policy::radix_bits);
+  const size_t num_tiles = (n + Tile::kTileItems - 1) / Tile::kTileItems;
+  const size_t lookback_words = num_tiles * kDigits;
+  // histograms[pass][digit], the tile counters and the special-key flag sit together so that one memset clears
+  // them.
+  const size_t histogram_words = static_cast<size_t>(num_passes) * kDigits;
+  const size_t counter_words = histogram_words + num_passes + 1;
+  const size_t lookback_bytes = lookback_words * sizeof(unsigned);
+  std::optional<SortBuffers<K, V>> buffers;
+  void* parts[3];
+  PRIMS_TRY(sort_prologue(temp, temp_bytes, io, n, num_passes,
+                          {counter_words * sizeof(unsigned), (histogram_words + num_passes) * sizeof(unsigned),
+                           2 * lookback_bytes},
+                          parts, buffers, stream));
+  if (!buffers) return cudaSuccess;
+  unsigned* histograms = static_cast<unsigned*>(parts[0]);
+  unsigned* tile_counters = histograms + histogram_words;
+  unsigned* special_keys = tile_counters + num_passes;
+  unsigned* digit_starts = static_cast<unsigned*>(parts[1]);
+  unsigned* trivial = digit_starts + histogram_words;
+  unsigned* lookback[2] = {static_cast<unsigned*>(parts[2]), static_cast<unsigned*>(parts[2]) + lookback_words};
+
+  PRIMS_TRY(cudaMemsetAsync(histograms, 0, counter_words * sizeof(unsigned), stream));
+  int multiprocessors = 0;
+  PRIMS_TRY(multiprocessor_count(multiprocessors));
+  auto count_digits = [&](auto shape) -> cudaError_t {
+    using Shape = decltype(shape);
+    constexpr size_t kTile = static_cast<size_t>(Shape::threads) * Policy::histogram_items_per_thread;
+    const size_t grid = std::min(static_cast<size_t>(multiprocessors) * Shape::blocks_per_sm, (n + kTile - 1) / kTile);
+    return launch(onesweep_histogram_kernel<Policy, Shape, K>, static_cast<unsigned>(grid), Shape::threads,
+                  Shape::template shared_bytes<K>(Policy::radix_bits), stream, io.keys_in, n, order, begin_bit,
+                  end_bit, histograms, special_keys, lookback[0], lookback_words);
+  };
+  if (n >= Policy::wide_histogram_min_items) {
+    PRIMS_TRY(count_digits(typename Policy::WideHistogram{}));
+  } else {
+    PRIMS_TRY(count_digits(typename Policy::SmallHistogram{}));
+  }
+  PRIMS_TRY(launch(onesweep_digit_starts_kernel<Policy>, num_passes, kDigits, 0, stream,
+                   static_cast<const unsigned*>(histograms), digit_starts, trivial, static_cast<unsigned>(n)));
+  if (bucket_offsets != nullptr) {
+    PRIMS_TRY(write_bucket_offsets(static_cast<const unsigned*>(digit_starts), 1, bucket_offsets,
+                                   1 << (end_bit - begin_bit), n, stream));
+  }
+
+  for (int pass = 0; pass < num_passes; ++pass) {
+    const OnesweepPass<K, V> args{buffers->pass(pass),
+                                  static_cast<unsigned>(n),
+                                  pass_digit<K>(order, begin_bit, end_bit, Policy::radix_bits, pass),
+                                  digit_starts + pass * kDigits,
+                                  trivial + pass,
+                                  special_keys,
+                                  tile_counters + pass,
+                                  lookback[pass % 2],
+                                  pass + 1 < num_passes ? lookback[(pass + 1) % 2] : nullptr};
+    PRIMS_TRY(launch(onesweep_pass_kernel<Policy, K, V>, static_cast<unsigned>(num_tiles), Policy::block_threads, 0,
+                     stream, args));
+  }
+  return buffers->finish(n, stream);
+}
+
+/// Onesweep with the policy for n keys: the choice depends on n alone, so the size query and the sort agree.
+template <class K, class V>
+cudaError_t onesweep_sort_for_size(void* temp, size_t& temp_bytes, PassBuffers<K, V> io, size_t n, Order order,
+                                   int begin_bit, int end_bit, size_t* bucket_offsets, cudaStream_t stream) {
+  using Large = OnesweepLargePolicy<K, V>;
+  if constexpr (Large::items_per_thread != OnesweepPolicy<K, V>::items_per_thread) {
+    if (n >= Large::min_items) {
+      return onesweep_sort<K, V, Large>(temp, temp_bytes, io, n, order, begin_bit, end_bit, bucket_offsets, stream);
+    }
+  }
+  return onesweep_sort<K, V, OnesweepPolicy<K, V>>(temp, temp_bytes, io, n, order, begin_bit, end_bit,
+                                                    bucket_offsets, stream);
+}
+
+}  // namespace prims::detail

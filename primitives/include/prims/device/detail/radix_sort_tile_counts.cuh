@@ -1,19 +1,39 @@
 #pragma once
-// Kernels of the reduce-then-scan radix sort (RadixSortAlgorithm::TileCounts). One digit pass is three steps:
+// The reduce-then-scan radix sort (RadixSortAlgorithm::TileCounts): its policy, kernels and dispatcher. One digit
+// pass is three steps:
 //   1. tile_counts_kernel   block b counts its tile's digits in shared memory and writes them digit-major:
 //                           counts[d * num_tiles + b];
 //   2. device::exclusive_sum over that flat array: entry (d, b) becomes the output position of tile b's first
 //                           key with digit d (all smaller digits, then digit d in earlier tiles);
-//   3. tile_counts_scatter_kernel   block b ranks its tile (block::RadixRank) and scatters it from there.
-// Both kernels are launched with programmatic dependent launch.
-// Positions are size_t throughout, so any n that fits in memory works.
+//   3. tile_counts_scatter_kernel   block b ranks its tile (block::RadixRank) and scatters it from there
+//                           (SortTile, radix_sort_common.cuh).
+// Both kernels are launched with programmatic dependent launch. Positions are size_t throughout, so any n that
+// fits in memory works.
+
+#include <cuda_runtime.h>
 
 #include <cstddef>
+#include <limits>
+#include <optional>
 
-#include "prims/device/detail/radix_sort_kernels.cuh"
+#include "prims/device/detail/radix_sort_common.cuh"
+#include "prims/device/scan.cuh"
 #include "prims/util/launch.cuh"
 
-namespace prims::device::detail {
+namespace prims::detail {
+
+/// Tuning of TileCounts on Hopper: a tile of 16 KB of the widest item.
+template <class K, class V>
+struct TileCountsPolicySm90 {
+  static constexpr int radix_bits = 8;
+  static constexpr int block_threads = 256;
+  static constexpr int items_per_thread = kSortItemBytes<K, V> <= 4 ? 16 : kSortItemBytes<K, V> <= 8 ? 8 : 4;
+  static constexpr bool rank_with_match_any = false;
+};
+
+/// The policy for the architecture the library is built for; one entry today.
+template <class K, class V>
+using TileCountsPolicy = TileCountsPolicySm90<K, V>;
 
 template <class Policy, class K>
 __global__ void __launch_bounds__(Policy::block_threads)
@@ -22,8 +42,8 @@ __global__ void __launch_bounds__(Policy::block_threads)
   using Tile = SortTile<Policy, K, NoValues, size_t>;
   __shared__ unsigned histogram[Tile::kDigits];
   for (int d = threadIdx.x; d < Tile::kDigits; d += Tile::kThreads) histogram[d] = 0;
-  prims::detail::wait_for_prior_grids();
-  prims::detail::allow_dependent_grids();
+  wait_for_prior_grids();
+  allow_dependent_grids();
   __syncthreads();
 
   const size_t tile_begin = blockIdx.x * static_cast<size_t>(Tile::kTileItems);
@@ -46,31 +66,73 @@ __global__ void __launch_bounds__(Policy::block_threads)
                                const size_t* __restrict__ starts, size_t num_tiles) {
   using Tile = SortTile<Policy, K, V, size_t>;
   __shared__ typename Tile::TempStorage storage;
-  prims::detail::wait_for_prior_grids();
-  prims::detail::allow_dependent_grids();
+  wait_for_prior_grids();
+  allow_dependent_grids();
 
   const size_t tile_begin = blockIdx.x * static_cast<size_t>(Tile::kTileItems);
   const int valid = static_cast<int>(n - tile_begin < Tile::kTileItems ? n - tile_begin : Tile::kTileItems);
   K keys[Tile::kItems];
   Tile::load(buffers.keys_in + tile_begin, valid, keys);
-  unsigned digits[Tile::kItems];
-  Tile::key_digits(keys, valid, digit_of, digits);
   unsigned ranks[Tile::kItems];
+  Tile::template key_digits<false>(keys, valid, digit_of, ranks);
   unsigned digit_count = 0;
   unsigned digit_prefix = 0;
-  typename Tile::Rank(storage.rank).rank(digits, ranks, digit_count, digit_prefix);
+  typename Tile::Rank(storage.rank)
+      .rank(ranks, ranks, digit_count, digit_prefix, Tile::kTileItems - valid, IgnoreDigitCounts{});
   if (threadIdx.x < Tile::kDigits) {
     // Unsigned wrap-around is fine: every slot s of digit d has s >= digit_prefix.
     storage.digit_base[threadIdx.x] = starts[threadIdx.x * num_tiles + blockIdx.x] - digit_prefix;
   }
-
-  unsigned slot_digits[Tile::kItems];
-  Tile::scatter_keys(keys, ranks, valid, digit_of, storage, buffers.keys_out, slot_digits);
+  __syncthreads();
+  Tile::template place_ranked<false>(keys, ranks, valid, storage);
+  __syncthreads();
+  typename Tile::SlotDigits slot_digits;
+  Tile::template scatter_keys<false>(valid, digit_of, storage, buffers.keys_out, slot_digits);
   if constexpr (kHasValues<V>) {
     V values[Tile::kItems];
     Tile::load(buffers.values_in + tile_begin, valid, values);
-    Tile::scatter_values(values, ranks, valid, slot_digits, storage, buffers.values_out);
+    Tile::template scatter_values<false>(values, ranks, valid, slot_digits, storage, buffers.values_out);
   }
 }
 
-}  // namespace prims::device::detail
+/// TileCounts over [begin_bit, end_bit). With `bucket_offsets` (a one-pass sort only), also writes where each of
+/// the pass's 2^(end_bit - begin_bit) digits starts, then n.
+template <class K, class V>
+cudaError_t tile_counts_sort(void* temp, size_t& temp_bytes, PassBuffers<K, V> io, size_t n, Order order,
+                             int begin_bit, int end_bit, size_t* bucket_offsets, cudaStream_t stream) {
+  using Policy = TileCountsPolicy<K, V>;
+  using Tile = SortTile<Policy, K, V, size_t>;
+  const int num_passes = radix_passes(begin_bit, end_bit, Policy::radix_bits);
+  const size_t num_tiles = (n + Tile::kTileItems - 1) / Tile::kTileItems;
+  const size_t num_counts = num_tiles * Tile::kDigits;
+  if (num_tiles > static_cast<size_t>(std::numeric_limits<int>::max())) {
+    return cudaErrorInvalidValue;
+  }
+  size_t scan_bytes = 0;
+  PRIMS_TRY(device::exclusive_sum<size_t>(nullptr, scan_bytes, nullptr, nullptr, num_counts, stream));
+  std::optional<SortBuffers<K, V>> buffers;
+  void* parts[2];
+  PRIMS_TRY(sort_prologue(temp, temp_bytes, io, n, num_passes, {num_counts * sizeof(size_t), scan_bytes}, parts,
+                          buffers, stream));
+  if (!buffers) return cudaSuccess;
+
+  size_t* counts = static_cast<size_t*>(parts[0]);
+  for (int pass = 0; pass < num_passes; ++pass) {
+    const auto digit_of = pass_digit<K>(order, begin_bit, end_bit, Policy::radix_bits, pass);
+    const PassBuffers<K, V> pass_buffers = buffers->pass(pass);
+    PRIMS_TRY(launch(tile_counts_kernel<Policy, K>, static_cast<unsigned>(num_tiles), Policy::block_threads, 0,
+                     stream, pass_buffers.keys_in, n, digit_of, counts, num_tiles));
+    PRIMS_TRY(device::exclusive_sum(parts[1], scan_bytes, counts, counts, num_counts, stream));
+    PRIMS_TRY(launch(tile_counts_scatter_kernel<Policy, K, V>, static_cast<unsigned>(num_tiles),
+                     Policy::block_threads, 0, stream, pass_buffers, n, digit_of, static_cast<const size_t*>(counts),
+                     num_tiles));
+  }
+  if (bucket_offsets != nullptr) {
+    // Bucket d starts where tile 0's keys of digit d go.
+    PRIMS_TRY(write_bucket_offsets(static_cast<const size_t*>(counts), num_tiles, bucket_offsets,
+                                   1 << (end_bit - begin_bit), n, stream));
+  }
+  return buffers->finish(n, stream);
+}
+
+}  // namespace prims::detail

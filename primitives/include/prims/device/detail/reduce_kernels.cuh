@@ -12,9 +12,10 @@
 
 #include "prims/block/reduce.cuh"
 #include "prims/util/launch.cuh"
+#include "prims/util/maybe.cuh"
 #include "prims/util/vector_load.cuh"
 
-namespace prims::device::detail {
+namespace prims::detail {
 
 /// Tuning for the reduce kernels on Hopper (H100: 132 SMs, 3 TB/s): 4 vector loads in flight per thread and
 /// 4 blocks of 256 threads per SM keep about 64 KB of loads in flight per SM.
@@ -85,30 +86,6 @@ __global__ void __launch_bounds__(Policy::block_threads)
   }
 }
 
-/// A value that may be absent: lets threads with nothing to contribute take part in a block reduce with an op
-/// that has no identity.
-template <class T>
-struct Maybe {
-  T value;
-  bool valid;
-};
-
-template <class T, class Op>
-struct MaybeOp {
-  Op op;
-  __device__ Maybe<T> operator()(const Maybe<T>& a, const Maybe<T>& b) const {
-    if (!a.valid) return b;
-    if (!b.valid) return a;
-    return {op(a.value, b.value), true};
-  }
-};
-
-template <class T, class Op>
-__device__ __forceinline__ void fold_into(Maybe<T>& acc, const T& value, Op op) {
-  acc.value = acc.valid ? op(acc.value, value) : value;
-  acc.valid = true;
-}
-
 /// What the single finishing block folds: `num_tiles` full tiles starting at `tiles`, `num_partials` partials,
 /// and the scalar elements [0, head) and [tail_begin, n) of `in`.
 template <class T>
@@ -152,4 +129,4 @@ __global__ void __launch_bounds__(Policy::block_threads)
   }
 }
 
-}  // namespace prims::device::detail
+}  // namespace prims::detail

@@ -2,8 +2,9 @@
 // Kernels of prims::device::inclusive_scan and exclusive_scan.
 //
 // Both algorithms cut the input into tiles of block_threads * items_per_thread items and move each tile the
-// same way (ScanTile): coalesced warp-striped reads (16-byte vectors when the tile is full and the pointer
-// aligned, single items otherwise), a transpose through shared memory to the blocked arrangement, a block scan,
+// same way (ScanTile, on BlockedTileIo of tile_io.cuh): coalesced warp-striped reads (16-byte vectors when the
+// tile is full and the pointer aligned, single items otherwise), a transpose through shared memory to the blocked
+// arrangement, a block scan,
 // and the same path back out. The last tile is padded with copies of its first item instead of divergent tail
 // code: padding only ever follows the valid items, so it never reaches a valid output.
 //
@@ -31,13 +32,14 @@
 #include <cstdint>
 
 #include "prims/block/scan.cuh"
-#include "prims/device/detail/reduce_kernels.cuh"
+#include "prims/device/detail/tile_io.cuh"
 #include "prims/util/launch.cuh"
+#include "prims/util/maybe.cuh"
 #include "prims/util/temp_storage.cuh"
 #include "prims/util/vector_load.cuh"
 #include "prims/warp/reduce.cuh"
 
-namespace prims::device::detail {
+namespace prims::detail {
 
 /// Tuning for the single-pass kernel on Hopper (H100: 132 SMs, 3 TB/s), measured with bench/tune_scan: 256
 /// threads with 128 bytes each (32 ints, 8 vector loads) make 32 KB tiles. Fewer, larger tiles shorten the chain
@@ -67,26 +69,21 @@ struct ReduceThenScanPolicySm90 {
 using SinglePassScanPolicy = SinglePassScanPolicySm90;
 using ReduceThenScanPolicy = ReduceThenScanPolicySm90;
 
-/// One tile's shape and its trip between global memory and blocked registers.
+/// One tile's shape; its trip between global memory and blocked registers is BlockedTileIo's (tile_io.cuh).
 template <class Policy, class T>
-struct ScanTile {
-  static constexpr int block_threads = Policy::block_threads;
-  static constexpr int items_per_thread =
-      Policy::bytes_per_thread >= static_cast<int>(sizeof(T)) ? Policy::bytes_per_thread / static_cast<int>(sizeof(T))
-                                                              : 1;
-  static constexpr int tile_items = block_threads * items_per_thread;
-  static constexpr int vector_items = prims::detail::kVectorItems<T>;
-  static constexpr int vectors_per_thread = items_per_thread / vector_items;
-  static constexpr int warp_items = warp::kWarpThreads * items_per_thread;
-  static_assert(items_per_thread % vector_items == 0, "a thread's items must be whole vectors");
-  static_assert(block_threads % warp::kWarpThreads == 0, "tiles are moved by whole warps");
+inline constexpr int kScanItemsPerThread =
+    Policy::bytes_per_thread >= static_cast<int>(sizeof(T)) ? Policy::bytes_per_thread / static_cast<int>(sizeof(T))
+                                                             : 1;
 
+template <class Policy, class T>
+struct ScanTile : BlockedTileIo<T, Policy::block_threads, kScanItemsPerThread<Policy, T>> {
+  using Io = BlockedTileIo<T, Policy::block_threads, kScanItemsPerThread<Policy, T>>;
+  static constexpr int block_threads = Io::block_threads;
+  static constexpr int items_per_thread = Io::items_per_thread;
+  static constexpr int tile_items = Io::tile_items;
   using BlockScan = block::Scan<T, block_threads>;
-  using Vec = prims::detail::Vector<T>;
 
-  struct Storage {
-    // Each warp transposes its own slice, whole vectors at a time, in the swizzled order of slot().
-    Vec exchange[block_threads / warp::kWarpThreads][warp_items / vector_items];
+  struct Storage : Io::Storage {
     typename BlockScan::TempStorage scan;
   };
 
@@ -96,103 +93,6 @@ struct ScanTile {
   __device__ static int valid_items(size_t tile, size_t n) {
     const size_t rest = n - tile * tile_items;
     return rest < static_cast<size_t>(tile_items) ? static_cast<int>(rest) : tile_items;
-  }
-
-  /// Loads tile_in[0, valid) into blocked registers: thread t gets items [t * items_per_thread, ...). Items past
-  /// `valid` are copies of tile_in[0].
-  __device__ static void load(const T* tile_in, int valid, T (&items)[items_per_thread], Storage& storage) {
-    const int lane = threadIdx.x % warp::kWarpThreads;
-    const int warp_id = threadIdx.x / warp::kWarpThreads;
-    const int warp_begin = warp_id * warp_items;
-    Vec* exchange = storage.exchange[warp_id];
-    __syncwarp();  // lanes may still be reading the exchange for the previous tile's store
-    if (vectorized(tile_in, valid)) {
-      const Vec* vectors = reinterpret_cast<const Vec*>(tile_in + warp_begin);
-      Vec loaded[vectors_per_thread];
-#pragma unroll
-      for (int v = 0; v < vectors_per_thread; ++v) {
-        loaded[v] = vectors[v * warp::kWarpThreads + lane];
-      }
-#pragma unroll
-      for (int v = 0; v < vectors_per_thread; ++v) {
-        exchange[slot(v * warp::kWarpThreads + lane)] = loaded[v];
-      }
-    } else {
-#pragma unroll
-      for (int i = 0; i < items_per_thread; ++i) {
-        const int j = i * warp::kWarpThreads + lane;
-        exchange[slot(j / vector_items)].items[j % vector_items] =
-            warp_begin + j < valid ? tile_in[warp_begin + j] : tile_in[0];
-      }
-    }
-    __syncwarp();
-#pragma unroll
-    for (int v = 0; v < vectors_per_thread; ++v) {
-      const Vec vector = exchange[slot(lane * vectors_per_thread + v)];
-#pragma unroll
-      for (int k = 0; k < vector_items; ++k) {
-        items[v * vector_items + k] = vector.items[k];
-      }
-    }
-  }
-
-  /// Stores blocked registers to tile_out[0, valid), the way load() read them.
-  __device__ static void store(T* tile_out, int valid, const T (&items)[items_per_thread], Storage& storage) {
-    const int lane = threadIdx.x % warp::kWarpThreads;
-    const int warp_id = threadIdx.x / warp::kWarpThreads;
-    const int warp_begin = warp_id * warp_items;
-    Vec* exchange = storage.exchange[warp_id];
-    __syncwarp();  // lanes may still be reading the exchange for this tile's load
-#pragma unroll
-    for (int v = 0; v < vectors_per_thread; ++v) {
-      Vec vector;
-#pragma unroll
-      for (int k = 0; k < vector_items; ++k) {
-        vector.items[k] = items[v * vector_items + k];
-      }
-      exchange[slot(lane * vectors_per_thread + v)] = vector;
-    }
-    __syncwarp();
-    if (vectorized(tile_out, valid)) {
-      Vec* vectors = reinterpret_cast<Vec*>(tile_out + warp_begin);
-#pragma unroll
-      for (int v = 0; v < vectors_per_thread; ++v) {
-        vectors[v * warp::kWarpThreads + lane] = exchange[slot(v * warp::kWarpThreads + lane)];
-      }
-    } else {
-#pragma unroll
-      for (int i = 0; i < items_per_thread; ++i) {
-        const int j = i * warp::kWarpThreads + lane;
-        if (warp_begin + j < valid) {
-          tile_out[warp_begin + j] = exchange[slot(j / vector_items)].items[j % vector_items];
-        }
-      }
-    }
-  }
-
- private:
-  // Where vector p of a warp's slice lives. When vectors_per_thread is a power of two from 2 on, the low 3 bits of
-  // p are XORed with (p / vectors_per_thread) % 8, the thread that owns p in the blocked arrangement: a
-  // permutation of each aligned group of 8 vectors. 16-byte accesses are served 8 lanes (128 bytes) at a time, and
-  // with the swizzle those 8 lanes hit 8 different 16-byte bank groups both in the warp-striped order
-  // (v * 32 + lane) and in the blocked order (lane * vectors_per_thread + v): no bank conflicts either way, one
-  // 128-bit shared access per vector. One vector per thread needs no swizzle (both orders are the same); other
-  // counts keep p, correct but with some conflicts.
-  __device__ static constexpr int slot(int p) {
-    if constexpr (vectors_per_thread >= 2 && (vectors_per_thread & (vectors_per_thread - 1)) == 0) {
-      return p ^ ((p / vectors_per_thread) % 8);
-    } else {
-      return p;
-    }
-  }
-
-  // Tile starts are whole multiples of 16 bytes from the array start, so the array's alignment decides.
-  __device__ static bool vectorized(const T* tile, int valid) {
-    if constexpr (vector_items == 1) {
-      return false;
-    } else {
-      return valid == tile_items && reinterpret_cast<std::uintptr_t>(tile) % prims::detail::kVectorBytes == 0;
-    }
   }
 };
 
@@ -367,7 +267,7 @@ struct LookBackPrefix {
   Status status;
   size_t tile;
   Op op;
-  prims::device::detail::Maybe<T> seed;
+  prims::detail::Maybe<T> seed;
 
   __device__ T operator()(const T& aggregate) {
     const bool publisher = threadIdx.x == 0;
@@ -579,4 +479,4 @@ __global__ void __launch_bounds__(Policy::block_threads)
                                          carry, storage);
 }
 
-}  // namespace prims::device::detail
+}  // namespace prims::detail

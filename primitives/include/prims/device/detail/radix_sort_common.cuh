@@ -1,0 +1,266 @@
+#pragma once
+// What every radix-sort algorithm shares (TileCounts, Onesweep, and the partition, which is one pass of either):
+// the digit of a pass, the buffers a sort ping-pongs between, the prologue that sizes and carves the temporary
+// storage and finishes what needs no pass, and one tile's work in a digit pass.
+//
+// A tile is BLOCK_THREADS * ITEMS_PER_THREAD consecutive keys, loaded warp-striped (WarpStripedTileIo of
+// tile_io.cuh), ranked by digit with block::RadixRank, and scattered through shared memory: keys are placed in the
+// tile in rank order, and thread t writes slots t, t + BLOCK_THREADS, ..., so a run of equal digits is written
+// contiguously. The last tile is padded: missing keys get the largest digit, so they rank after every real key
+// and are simply not written. Values follow the same ranks. The algorithms differ only in how a tile learns where
+// each digit's run goes in the output (SortTile::TempStorage::digit_base).
+// The sort moves the original keys; digits come from their ordered bits (util/radix_key.cuh).
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <optional>
+#include <type_traits>
+
+#include "prims/block/radix_rank.cuh"
+#include "prims/device/detail/tile_io.cuh"
+#include "prims/util/error.cuh"
+#include "prims/util/launch.cuh"
+#include "prims/util/radix_key.cuh"
+#include "prims/util/temp_storage.cuh"
+
+namespace prims::detail {
+
+/// Keys-only sorts carry this in place of a value type.
+struct NoValues {};
+
+template <class V>
+inline constexpr bool kHasValues = !std::is_same_v<V, NoValues>;
+
+/// The widest item a tile moves through shared memory: the key or the value.
+template <class K, class V>
+inline constexpr int kSortItemBytes =
+    static_cast<int>(sizeof(K) > sizeof(V) || !kHasValues<V> ? sizeof(K) : sizeof(V));
+
+/// The number of digit passes over [begin_bit, end_bit) with digits of `radix_bits`.
+__host__ __device__ constexpr int radix_passes(int begin_bit, int end_bit, int radix_bits) {
+  return (end_bit - begin_bit + radix_bits - 1) / radix_bits;
+}
+
+/// The digit of pass `pass`: bits [begin_bit + pass * radix_bits, ...), fewer in the last pass.
+template <class K>
+__host__ __device__ DigitExtractor<K> pass_digit(Order order, int begin_bit, int end_bit, int radix_bits,
+                                                 int pass) {
+  const int shift = begin_bit + pass * radix_bits;
+  const int width = end_bit - shift < radix_bits ? end_bit - shift : radix_bits;
+  return DigitExtractor<K>(order, shift, width);
+}
+
+/// What a digit pass reads and writes. Keys-only passes have null value pointers.
+template <class K, class V>
+struct PassBuffers {
+  const K* keys_in;
+  K* keys_out;
+  const V* values_in;
+  V* values_out;
+};
+
+/// One tile of a digit pass, for the policy's block shape. `Offset` holds output positions (size_t where n may
+/// pass 2^32). FULL (a template argument of the steps) says the tile holds kTileItems keys: no bounds checks.
+template <class Policy, class K, class V, class Offset>
+struct SortTile : WarpStripedTileIo<Policy::block_threads, Policy::items_per_thread> {
+  using Io = WarpStripedTileIo<Policy::block_threads, Policy::items_per_thread>;
+  using Io::element;
+  static constexpr int kThreads = Io::kThreads;
+  static constexpr int kItems = Io::kItems;
+  static constexpr int kTileItems = Io::kTileItems;
+  static constexpr int kDigits = 1 << Policy::radix_bits;
+  using Rank = block::RadixRank<kThreads, kItems, Policy::radix_bits, Policy::rank_with_match_any>;
+  static_assert(Policy::radix_bits <= 8, "slot digits are kept in 8 bits");
+
+  struct TempStorage {
+    union {
+      typename Rank::TempStorage rank;
+      /// The tile in rank order, keys first and then values.
+      alignas(16) unsigned char exchange[static_cast<size_t>(kTileItems) * kSortItemBytes<K, V>];
+    };
+    /// Slot s of the ranked tile, with digit d, goes to output position digit_base[d] + s.
+    Offset digit_base[kDigits];
+  };
+
+  /// The digit of each slot a thread writes, kept for the values' scatter: four to a register (registers are what
+  /// pairs run short of); keys-only sorts keep none.
+  struct SlotDigits {
+    static constexpr int kWords = kHasValues<V> ? (kItems + 3) / 4 : 1;
+    unsigned words[kWords] = {};
+    __device__ void set(int k, unsigned digit) {
+      if constexpr (kHasValues<V>) words[k / 4] |= digit << (8 * (k % 4));
+    }
+    __device__ unsigned get(int k) const { return (words[k / 4] >> (8 * (k % 4))) & 0xffu; }
+  };
+
+  /// The digit of every key; the padding past `valid` gets the largest digit.
+  template <bool FULL, class DigitOf>
+  __device__ static void key_digits(const K (&keys)[kItems], int valid, DigitOf digit_of,
+                                    unsigned (&digits)[kItems]) {
+#pragma unroll
+    for (int i = 0; i < kItems; ++i) digits[i] = FULL || element(i) < valid ? digit_of(keys[i]) : kDigits - 1;
+  }
+
+  /// Puts the tile's items into the exchange in rank order. The caller synchronizes the block before (the
+  /// exchange shares memory with the ranking) and after.
+  template <bool FULL, class T>
+  __device__ static void place_ranked(const T (&items)[kItems], const unsigned (&ranks)[kItems], int valid,
+                                      TempStorage& storage) {
+    T* exchange = reinterpret_cast<T*>(storage.exchange);
+#pragma unroll
+    for (int i = 0; i < kItems; ++i) {
+      if (FULL || ranks[i] < static_cast<unsigned>(valid)) exchange[ranks[i]] = items[i];
+    }
+  }
+
+  /// Writes the placed keys to their output positions (digit_base must be set) and notes each slot's digit.
+  template <bool FULL, class DigitOf>
+  __device__ static void scatter_keys(int valid, DigitOf digit_of, const TempStorage& storage, K* __restrict__ out,
+                                      SlotDigits& slot_digits) {
+    const K* ranked = reinterpret_cast<const K*>(storage.exchange);
+#pragma unroll
+    for (int k = 0; k < kItems; ++k) {
+      const int slot = k * kThreads + threadIdx.x;
+      if (FULL || slot < valid) {
+        const K key = ranked[slot];
+        const unsigned digit = digit_of(key);
+        slot_digits.set(k, digit);
+        out[storage.digit_base[digit] + slot] = key;
+      }
+    }
+  }
+
+  /// Places the values by the keys' ranks and writes them where scatter_keys wrote their keys.
+  template <bool FULL>
+  __device__ static void scatter_values(const V (&values)[kItems], const unsigned (&ranks)[kItems], int valid,
+                                        const SlotDigits& slot_digits, TempStorage& storage,
+                                        V* __restrict__ out) {
+    __syncthreads();  // the keys' scatter still reads the exchange
+    place_ranked<FULL>(values, ranks, valid, storage);
+    __syncthreads();
+    const V* ranked = reinterpret_cast<const V*>(storage.exchange);
+#pragma unroll
+    for (int k = 0; k < kItems; ++k) {
+      const int slot = k * kThreads + threadIdx.x;
+      if (FULL || slot < valid) out[storage.digit_base[slot_digits.get(k)] + slot] = ranked[slot];
+    }
+  }
+};
+
+/// Where pass p of one array (keys or values) reads and writes. Passes alternate between `out` and
+/// `alternate` so that the last lands in `out`; when in == out the first pass must not write `in`, and an odd
+/// number of passes then ends in `alternate` and needs one copy back.
+template <class T>
+class PingPong {
+ public:
+  PingPong(const T* in, T* out, T* alternate, int num_passes)
+      : in_(in), buffers_{out, alternate}, first_(in == out || num_passes % 2 == 0 ? 1 : 0), last_(num_passes - 1) {}
+
+  const T* source(int pass) const { return pass == 0 ? in_ : buffers_[(first_ + pass - 1) % 2]; }
+  T* destination(int pass) const { return buffers_[(first_ + pass) % 2]; }
+  bool ends_in_alternate() const { return (first_ + last_) % 2 == 1; }
+
+ private:
+  const T* in_;
+  T* buffers_[2];
+  int first_;
+  int last_;
+};
+
+/// The buffers of a whole sort: keys, and values unless V is NoValues.
+template <class K, class V>
+class SortBuffers {
+ public:
+  SortBuffers(PassBuffers<K, V> io, K* alternate_keys, V* alternate_values, int num_passes)
+      : io_(io),
+        keys_(io.keys_in, io.keys_out, alternate_keys, num_passes),
+        values_(io.values_in, io.values_out, alternate_values, num_passes) {}
+
+  PassBuffers<K, V> pass(int p) const {
+    return {keys_.source(p), keys_.destination(p), values_.source(p), values_.destination(p)};
+  }
+
+  /// After the last pass: copies back whatever ended in the alternate buffer.
+  cudaError_t finish(size_t n, cudaStream_t stream) const {
+    if (keys_.ends_in_alternate()) {
+      PRIMS_TRY(cudaMemcpyAsync(io_.keys_out, keys_.destination(0), n * sizeof(K), cudaMemcpyDeviceToDevice, stream));
+    }
+    if constexpr (kHasValues<V>) {
+      if (values_.ends_in_alternate()) {
+        PRIMS_TRY(cudaMemcpyAsync(io_.values_out, values_.destination(0), n * sizeof(V), cudaMemcpyDeviceToDevice,
+                                  stream));
+      }
+    }
+    return cudaSuccess;
+  }
+
+  /// No digit to sort by (begin_bit == end_bit): the input is the output.
+  cudaError_t copy_unsorted(size_t n, cudaStream_t stream) const {
+    if (io_.keys_out != io_.keys_in) {
+      PRIMS_TRY(cudaMemcpyAsync(io_.keys_out, io_.keys_in, n * sizeof(K), cudaMemcpyDeviceToDevice, stream));
+    }
+    if constexpr (kHasValues<V>) {
+      if (io_.values_out != io_.values_in) {
+        PRIMS_TRY(cudaMemcpyAsync(io_.values_out, io_.values_in, n * sizeof(V), cudaMemcpyDeviceToDevice, stream));
+      }
+    }
+    return cudaSuccess;
+  }
+
+ private:
+  PassBuffers<K, V> io_;
+  PingPong<K> keys_;
+  PingPong<V> values_;
+};
+
+/// Bytes of the alternate buffer for n items of T (none for keys-only values).
+template <class T>
+size_t alternate_bytes(size_t n) {
+  return kHasValues<T> ? n * sizeof(T) : 0;
+}
+
+/// What every algorithm does before its passes: carves the alternate key and value buffers and the algorithm's
+/// own `part_bytes` out of temp (the two-phase protocol: temp == nullptr only sizes), and finishes at once what
+/// needs no pass (n == 0 writes nothing; an empty bit range copies). `buffers` is set only when passes follow.
+/// Example:
+///   std::optional<SortBuffers<K, V>> buffers;
+///   void* parts[1];
+///   PRIMS_TRY(sort_prologue(temp, temp_bytes, io, n, num_passes, {counts_bytes}, parts, buffers, stream));
+///   if (!buffers) return cudaSuccess;
+template <class K, class V, size_t PARTS>
+cudaError_t sort_prologue(void* temp, size_t& temp_bytes, PassBuffers<K, V> io, size_t n, int num_passes,
+                          const size_t (&part_bytes)[PARTS], void* (&parts)[PARTS],
+                          std::optional<SortBuffers<K, V>>& buffers, cudaStream_t stream) {
+  size_t sizes[PARTS + 2] = {alternate_bytes<K>(n), alternate_bytes<V>(n)};
+  for (size_t i = 0; i < PARTS; ++i) sizes[i + 2] = part_bytes[i];
+  void* carved[PARTS + 2];
+  PRIMS_TRY(carve_temp(temp, temp_bytes, sizes, carved));
+  for (size_t i = 0; i < PARTS; ++i) parts[i] = carved[i + 2];
+  if (temp == nullptr || n == 0) return cudaSuccess;
+  const SortBuffers<K, V> sort_buffers(io, static_cast<K*>(carved[0]), static_cast<V*>(carved[1]), num_passes);
+  if (num_passes == 0) return sort_buffers.copy_unsorted(n, stream);
+  buffers.emplace(sort_buffers);
+  return cudaSuccess;
+}
+
+/// bucket_offsets[d] = starts[d * stride] for each bucket d < num_buckets (every bucket empty, at 0, when `starts`
+/// is null), and bucket_offsets[num_buckets] = n: the partition's bucket offsets, from whichever table a one-pass
+/// sort built.
+template <class Start>
+__global__ void bucket_offsets_kernel(const Start* __restrict__ starts, size_t stride,
+                                      size_t* __restrict__ bucket_offsets, int num_buckets, size_t n) {
+  wait_for_prior_grids();
+  allow_dependent_grids();
+  for (int d = threadIdx.x; d <= num_buckets; d += blockDim.x) {
+    bucket_offsets[d] = d == num_buckets ? n : starts == nullptr ? 0 : static_cast<size_t>(starts[d * stride]);
+  }
+}
+
+template <class Start>
+cudaError_t write_bucket_offsets(const Start* starts, size_t stride, size_t* bucket_offsets, int num_buckets,
+                                 size_t n, cudaStream_t stream) {
+  return launch(bucket_offsets_kernel<Start>, 1, 256, 0, stream, starts, stride, bucket_offsets, num_buckets, n);
+}
+
+}  // namespace prims::detail
