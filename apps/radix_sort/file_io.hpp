@@ -23,6 +23,8 @@ class InputFile {
 
   /// All bytes of the file.
   std::string_view bytes() const { return {data_, size_}; }
+  /// True for a regular file, mapped; false for stdin and pipes, read into memory.
+  bool mapped() const { return mapping_ != nullptr; }
   /// The name to use in messages ("stdin" for "-").
   const std::string& name() const { return name_; }
   /// Maps all pages of a mapped file in now, on up to `threads` threads, so that reading it later takes no page
