@@ -421,9 +421,13 @@ int run(const Options& options) {
     // Streamed: parsed text (if any was loaded) goes; the counts known up front go into npy headers.
     keys.column = Column{};
     if (values) values->column = Column{};
-    ElementStream key_stream(keys.file, keys.format(), keys.shape.type, options.threads);
+    // Text is parsed a block at a time, the blocks a small part of the host budget.
+    const size_t text_block_bytes = std::clamp<size_t>(budget.host_bytes / 32, 4096, size_t(16) << 20);
+    ElementStream key_stream(keys.file, keys.format(), keys.shape.type, options.threads, text_block_bytes);
     std::optional<ElementStream> value_stream;
-    if (values) value_stream.emplace(values->file, values->format(), values->shape.type, options.threads);
+    if (values) {
+      value_stream.emplace(values->file, values->format(), values->shape.type, options.threads, text_block_bytes);
+    }
     make_writers(keys.shape.count.value_or(0), values ? values->shape.count.value_or(0) : 0, false);
     OutOfCoreIo io;
     io.keys = &key_stream;
