@@ -378,7 +378,7 @@ int run(const Options& options) {
   Progress progress(options.progress, input_bytes);
 
   const KeyType output_type = options.argsort ? KeyType::U64 : request.key_type;
-  const InputSummary summary{keys.file.name(), keys.format(), keys.file.bytes().size(),
+  InputSummary summary{keys.file.name(), keys.format(), keys.file.bytes().size(),
                              request.count * key_type_size(request.key_type)};
   // Outputs whose size is known are mapped and filled by several threads in core; out of core they are appended to
   // at the pace of the sort.
@@ -436,6 +436,7 @@ int run(const Options& options) {
     if (values) io.write_values = value_writer->chunk_writer();
     io.spill_directory = spill_directory(options);
     request.count = sort_out_of_core(*backend, request, plan, budget, io, progress, stats);
+    summary.key_bytes = request.count * key_type_size(request.key_type);
   }
   const auto commit_start = Clock::now();
   // The staging buffers are freed while the outputs are completed.
@@ -463,6 +464,7 @@ int run(const Options& options) {
   timings.total = seconds_since(start);
   timings.setup = std::max(0.0, timings.total - timings.read - timings.partition - timings.to_gpu - timings.sort -
                                     timings.back - timings.write);
+  progress.clear();
   if (options.stats) print_stats(summary, request, stats, timings);
   return 0;
 }

@@ -29,6 +29,10 @@ constexpr size_t max_chunk_bytes = size_t(64) << 20;
 constexpr size_t min_chunk_elements = 256;
 /// Chunks in flight: one being read, one partitioned, one appended to the buckets.
 constexpr size_t staging_slots = 3;
+/// Chunk-sized buffers of output waiting to be written while the next bucket is read and sorted.
+constexpr size_t write_behind_buffers = 2;
+/// Host buffers of one chunk each: every staging slot holds a chunk twice (as read, and partitioned).
+constexpr size_t chunk_buffers = 2 * staging_slots + write_behind_buffers;
 
 size_t value_size(const SortRequest& request) { return request.argsort ? sizeof(uint64_t) : request.value_bytes; }
 
@@ -77,6 +81,83 @@ struct StagingSlot {
   std::vector<size_t> offsets;
 };
 
+/// Writes the output on a thread of its own, in the order given, so that reading and sorting the next bucket
+/// overlap writing the last one. Data are copied into a few buffers of its own; a write waits for a free one.
+class WriteBehind {
+ public:
+  WriteBehind(SortBackend& backend, size_t buffer_bytes) : buffer_bytes_(buffer_bytes) {
+    for (HostBuffer& buffer : buffers_) {
+      buffer = backend.allocate_staging(buffer_bytes);
+      free_.push(buffer.data);
+    }
+    thread_ = std::thread([this] { drain(); });
+  }
+  WriteBehind(const WriteBehind&) = delete;
+  WriteBehind& operator=(const WriteBehind&) = delete;
+  ~WriteBehind() {
+    pending_.close();
+    if (thread_.joinable()) thread_.join();
+  }
+
+  /// Queues elements [first, first + count) for `writer`. Rethrows the error of an earlier write.
+  void write(const ChunkWriter& writer, size_t first, size_t count, size_t element_bytes, const void* source) {
+    const size_t piece = std::max<size_t>(buffer_bytes_ / element_bytes, 1);
+    for (size_t done = 0; done < count; done += piece) {
+      const size_t items = std::min(piece, count - done);
+      std::optional<char*> buffer = free_.pop();
+      if (!buffer) rethrow();
+      std::memcpy(*buffer, static_cast<const char*>(source) + done * element_bytes, items * element_bytes);
+      pending_.push(Job{&writer, first + done, items, *buffer});
+    }
+  }
+
+  /// Waits until everything queued is written; rethrows a write's error. Returns the time spent writing.
+  double finish() {
+    pending_.close();
+    thread_.join();
+    rethrow();
+    return write_seconds_;
+  }
+
+ private:
+  struct Job {
+    const ChunkWriter* writer;
+    size_t first;
+    size_t count;
+    char* data;
+  };
+
+  void drain() {
+    while (std::optional<Job> job = pending_.pop()) {
+      if (error_) {
+        free_.push(job->data);
+        continue;
+      }
+      try {
+        const auto start = Clock::now();
+        (*job->writer)(job->first, job->count, job->data);
+        write_seconds_ += seconds_since(start);
+        free_.push(job->data);
+      } catch (...) {
+        error_ = std::current_exception();
+        free_.close();  // wakes a writer waiting for a buffer, which then rethrows
+      }
+    }
+  }
+
+  void rethrow() {
+    if (error_) std::rethrow_exception(error_);
+  }
+
+  size_t buffer_bytes_;
+  HostBuffer buffers_[write_behind_buffers];
+  Channel<char*> free_;
+  Channel<Job> pending_;
+  std::exception_ptr error_;  // set by the writing thread before it closes free_
+  double write_seconds_ = 0;
+  std::thread thread_;
+};
+
 /// Fills the keys (and values) of a chunk with up to `max` elements; returns how many, 0 at the end.
 using ChunkSource = std::function<size_t(size_t max, void* keys, void* values)>;
 
@@ -93,7 +174,8 @@ class OutOfCoreSort {
         stats_(stats),
         key_bytes_(key_type_size(request.key_type)),
         value_bytes_(value_size(request)),
-        key_bits_(static_cast<int>(8 * key_bytes_)) {
+        key_bits_(static_cast<int>(8 * key_bytes_)),
+        write_behind_(backend, plan.chunk_elements * (key_bytes_ + value_bytes_)) {
     for (StagingSlot& slot : slots_) {
       slot.keys_in = backend.allocate_staging(plan.chunk_elements * key_bytes_);
       slot.keys_out = backend.allocate_staging(plan.chunk_elements * key_bytes_);
@@ -133,6 +215,7 @@ class OutOfCoreSort {
     std::unique_ptr<BucketStore> top = partition(read_input, top_begin, key_bits_);
     for (size_t b = 0; b < top->buckets(); ++b) total_elements_ += top->count(b);
     emit(*top, top_begin);
+    stats_.write_seconds += write_behind_.finish();
     return total_elements_;
   }
 
@@ -189,14 +272,12 @@ class OutOfCoreSort {
       try {
         while (std::optional<StagingSlot*> slot = partitioned_slots.pop()) {
           StagingSlot& s = **slot;
-          const auto start = Clock::now();
           for (size_t b = 0; b + 1 < s.offsets.size(); ++b) {
             const size_t first = s.offsets[b];
             store->append(b, s.keys_out.data + first * key_bytes_,
                           value_bytes_ > 0 ? s.values_out.data + first * value_bytes_ : nullptr,
                           s.offsets[b + 1] - first);
           }
-          append_seconds_ += seconds_since(start);
           free_slots.push(&s);
         }
       } catch (...) {
@@ -274,17 +355,17 @@ class OutOfCoreSort {
     };
     if (request_.argsort) {
       io.write_values = [&](size_t first, size_t count, const void* source) {
-        io_.write_keys(base + first, count, source);
+        write_behind_.write(io_.write_keys, base + first, count, value_bytes_, source);
         report_written(base + first + count);
       };
     } else {
       io.write_keys = [&](size_t first, size_t count, const void* source) {
-        io_.write_keys(base + first, count, source);
+        write_behind_.write(io_.write_keys, base + first, count, key_bytes_, source);
         report_written(base + first + count);
       };
       if (value_bytes_ > 0) {
         io.write_values = [&](size_t first, size_t count, const void* source) {
-          io_.write_values(base + first, count, source);
+          write_behind_.write(io_.write_values, base + first, count, value_bytes_, source);
         };
       }
     }
@@ -314,14 +395,12 @@ class OutOfCoreSort {
       store.read(bucket, BucketStore::keys, first, items, slot.keys_in.data);
       if (value_bytes_ > 0) store.read(bucket, BucketStore::values, first, items, slot.values_in.data);
       if (first == 0) record_extremes(slot.keys_in.data, slot.keys_in.data);
-      const auto start = Clock::now();
       if (request_.argsort) {
-        io_.write_keys(written_, items, slot.values_in.data);
+        write_behind_.write(io_.write_keys, written_, items, value_bytes_, slot.values_in.data);
       } else {
-        io_.write_keys(written_, items, slot.keys_in.data);
-        if (value_bytes_ > 0) io_.write_values(written_, items, slot.values_in.data);
+        write_behind_.write(io_.write_keys, written_, items, key_bytes_, slot.keys_in.data);
+        if (value_bytes_ > 0) write_behind_.write(io_.write_values, written_, items, value_bytes_, slot.values_in.data);
       }
-      stats_.write_seconds += seconds_since(start);
       written_ += items;
       report_written(written_);
     }
@@ -352,10 +431,10 @@ class OutOfCoreSort {
   size_t value_bytes_;
   int key_bits_;
   StagingSlot slots_[staging_slots];
+  WriteBehind write_behind_;
   size_t total_elements_ = 0;
   size_t written_ = 0;
   bool have_extremes_ = false;
-  double append_seconds_ = 0;
 };
 
 }  // namespace
@@ -366,9 +445,9 @@ SortPlan plan_sort(SortBackend& backend, const SortRequest& request, size_t in_c
   if (backend.sort_bytes(request) <= budget.device_bytes && in_core_host_bytes <= budget.host_bytes) return plan;
   plan.in_core = false;
   const size_t element_bytes = key_type_size(request.key_type) + value_size(request);
-  // Each staging slot holds a chunk twice (as read, and partitioned); the ring takes at most an eighth of the host
-  // budget, and a chunk's partition must fit the backend's memory.
-  size_t chunk = std::min(max_chunk_bytes, budget.host_bytes / (8 * staging_slots * 2)) / element_bytes;
+  // The chunk buffers take at most an eighth of the host budget, and a chunk's partition must fit the backend's
+  // memory.
+  size_t chunk = std::min(max_chunk_bytes, budget.host_bytes / (8 * chunk_buffers)) / element_bytes;
   PartitionRequest partition_request;
   partition_request.key_type = request.key_type;
   partition_request.value_bytes = value_size(request);
@@ -384,7 +463,7 @@ SortPlan plan_sort(SortBackend& backend, const SortRequest& request, size_t in_c
                                human_bytes(budget.device_bytes), human_bytes(budget.host_bytes), min_chunk_elements));
   }
   plan.chunk_elements = chunk;
-  plan.staging_bytes = staging_slots * 2 * chunk * element_bytes;
+  plan.staging_bytes = chunk_buffers * chunk * element_bytes;
   const size_t data_bytes = request.count * element_bytes;
   // The CPU backend sorts each bucket in host memory too.
   const size_t bucket_sort_bytes = backend.sorts_in_host_memory() ? budget.device_bytes : 0;

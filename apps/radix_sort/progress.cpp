@@ -36,8 +36,11 @@ Progress::Progress(ProgressMode mode, size_t total_bytes)
       phase_start_(Clock::now()),
       last_(Clock::now()) {}
 
-Progress::~Progress() {
+Progress::~Progress() { clear(); }
+
+void Progress::clear() {
   if (shown_) fmt::print(stderr, "\r\033[K");
+  shown_ = false;
 }
 
 std::string Progress::line(const char* phase, size_t done, size_t total, double seconds) {

@@ -26,6 +26,9 @@ class Progress {
   /// Reports `done` of `total` bytes of a phase; a new phase restarts the rate and time-left estimate.
   void update(const char* phase, size_t done, size_t total);
 
+  /// Erases the bar (before other output on stderr, such as --stats).
+  void clear();
+
   /// The line update() draws, without the terminal controls (for tests).
   static std::string line(const char* phase, size_t done, size_t total, double seconds);
 
