@@ -382,6 +382,8 @@ class OutOfCoreSort {
     stats_.to_host_copy_seconds += bucket_stats.to_host_copy_seconds;
     stats_.bytes_to_device += bucket_stats.bytes_to_device;
     stats_.bytes_to_host += bucket_stats.bytes_to_host;
+    stats_.gpu_context_seconds = bucket_stats.gpu_context_seconds;
+    stats_.gpu_staging_seconds = bucket_stats.gpu_staging_seconds;
     record_extremes(bucket_stats.smallest_key.data(), bucket_stats.largest_key.data());
     written_ = base + bucket_request.count;
   }
