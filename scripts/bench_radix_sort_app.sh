@@ -5,8 +5,11 @@
 #
 # Makes a 1 GiB i32 binary file, the same values as .npy, and a 100-million-line i32 text file; sorts each with
 # `radix_sort --stats` (best of two runs, wall clock), the binary and .npy files with numpy (np.fromfile / np.load,
-# np.sort, tofile / np.save, each phase timed), and the text file with `sort -n --parallel=16 -S 50%`. Checks every
-# output is sorted and that the programs agree, prints a table and writes OUTDIR/radix_sort_app.json.
+# np.sort, tofile / np.save, each phase timed), and the text file with `sort -n --parallel=16 -S 50%`. Then the
+# out-of-core pipeline on the binary file: in core, out of core (--gpu-memory a quarter of the file, buckets in host
+# memory), spilled (also --host-memory an eighth of the file, spill files beside the data), and `cp` of the same file
+# as the disk's pace. Checks every output is sorted and that the programs agree, prints a table and writes
+# OUTDIR/radix_sort_app.json (on the GPU machine: OUTDIR="$OUT").
 # Every timed command writes a new file with no other writes pending: the generated inputs and earlier outputs are
 # flushed to disk (sync) and the output is removed before it runs, so no program pays for another's writeback.
 # Needs python3 with numpy and GNU sort. Build with -DCMAKE_BUILD_TYPE=Release first. Takes about 2-4 minutes.
@@ -64,7 +67,8 @@ def timed(command):
 
 def parse_stats(stderr):
     phases = {}
-    for name, seconds in re.findall(r"^\s+(read|to GPU|sort|back|write|setup|total)\s+([0-9.]+) s", stderr, re.M):
+    for name, seconds in re.findall(r"^\s+(read|split|to GPU|sort|back|write|setup|total)\s+([0-9.]+) s", stderr,
+                                    re.M):
         phases[name.replace(" ", "_")] = float(seconds)
     return phases
 
@@ -74,7 +78,9 @@ def best_radix_sort(args, output):
         fresh(output)
         runs.append(timed([radix_sort, *args, "-o", path(output), "--stats"]))
     wall, stderr = min(runs, key=lambda r: r[0])
-    return {"wall_s": wall, "all_walls_s": [r[0] for r in runs], "phases_s": parse_stats(stderr), "stats": stderr}
+    plan = re.search(r"^radix_sort: plan: (.*)$", stderr, re.M)
+    return {"wall_s": wall, "all_walls_s": [r[0] for r in runs], "phases_s": parse_stats(stderr),
+            "plan": plan.group(1) if plan else None, "stats": stderr}
 
 count = int(os.environ.get("BENCH_COUNT", (1 << 30) // 4))
 lines = int(os.environ.get("BENCH_LINES", 100_000_000))
@@ -125,6 +131,28 @@ run(["sort", "-n", f"--parallel={threads}", "-S", "50%", "-o", path("gnu.txt"), 
 text["gnu_sort_s"] = time.perf_counter() - start
 results["text_100M_i32"] = text
 
+print("out of core: in core, --gpu-memory 1/4 of the file, spilled (--host-memory 1/8), cp", file=sys.stderr)
+file_bytes = os.path.getsize(path("keys.bin"))
+quarter, eighth = str(file_bytes // 4), str(file_bytes // 8)
+out_of_core = {
+    "file_bytes": file_bytes,
+    "in_core": best_radix_sort([path("keys.bin"), "--type", "i32", "--no-progress"], "in_core.bin"),
+    "gpu_memory_quarter": best_radix_sort(
+        [path("keys.bin"), "--type", "i32", "--no-progress", "--gpu-memory", quarter], "quarter.bin"),
+    "spill": best_radix_sort([path("keys.bin"), "--type", "i32", "--no-progress", "--gpu-memory", quarter,
+                              "--host-memory", eighth, "--tmpdir", data_dir], "spill.bin"),
+}
+cp_runs = []
+for _ in range(2):
+    fresh("copy.bin")
+    start = time.perf_counter()
+    run(["cp", "--reflink=never", path("keys.bin"), path("copy.bin")])
+    cp_runs.append(time.perf_counter() - start)
+out_of_core["cp_s"] = min(cp_runs)
+results["out_of_core_1GiB_i32"] = out_of_core
+for name in ("in_core.bin", "quarter.bin", "spill.bin"):
+    run(["cmp", path("sorted.bin"), path(name)])
+
 # Every output sorted, and the programs agree.
 run([radix_sort, path("sorted.bin"), "--type", "i32", "-c"])
 run([radix_sort, path("sorted.npy"), "-c"])
@@ -147,6 +175,12 @@ for name, result, baseline in rows:
 for name, result, baseline in rows[:2]:
     n = result["numpy_s"]
     print(f"numpy {name}: read {n['read']:.3f}  sort {n['sort']:.3f}  write {n['write']:.3f}")
+
+print(f"\n{'1 GiB i32 binary':18} {'wall s':>8} {'vs cp':>7}   plan")
+for name in ("in_core", "gpu_memory_quarter", "spill"):
+    r = out_of_core[name]
+    print(f"{name:18} {r['wall_s']:8.3f} {r['wall_s'] / out_of_core['cp_s']:6.2f}x   {r['plan']}")
+print(f"{'cp':18} {out_of_core['cp_s']:8.3f}")
 
 with open(os.path.join(out_dir, "radix_sort_app.json"), "w") as f:
     json.dump(results, f, indent=2)

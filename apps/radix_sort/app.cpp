@@ -21,40 +21,15 @@
 #include "file_io.hpp"
 #include "formats.hpp"
 #include "gpu_backend.hpp"
+#include "input_stream.hpp"
+#include "out_of_core.hpp"
 #include "parallel.hpp"
+#include "progress.hpp"
+#include "timing.hpp"
 
 namespace radix_sort {
 
 namespace {
-
-using Clock = std::chrono::steady_clock;
-
-double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
-
-/// A one-line progress report on stderr, shown only on a terminal and only for inputs large enough to take a while.
-class Progress {
- public:
-  explicit Progress(size_t total_bytes)
-      : enabled_(::isatty(STDERR_FILENO) && total_bytes >= (size_t(256) << 20)), last_(Clock::now()) {}
-  Progress(const Progress&) = delete;
-  Progress& operator=(const Progress&) = delete;
-  ~Progress() {
-    if (shown_) fmt::print(stderr, "\r\033[K");
-  }
-
-  /// Reports `done` of `total` elements of a phase, at most ten times a second.
-  void update(const char* phase, size_t done, size_t total) {
-    if (!enabled_ || total == 0 || seconds_since(last_) < 0.1) return;
-    last_ = Clock::now();
-    shown_ = true;
-    fmt::print(stderr, "\rradix_sort: {} {:3.0f}%\033[K", phase, 100.0 * static_cast<double>(done) / total);
-  }
-
- private:
-  bool enabled_;
-  bool shown_ = false;
-  Clock::time_point last_;
-};
 
 /// The GPU to sort on, once `gpu` is known: none when the CPU is asked for or (for auto) when there is no GPU.
 std::shared_ptr<GpuResources> use_gpu(Backend backend, std::future<std::shared_ptr<GpuResources>>& gpu) {
@@ -66,18 +41,26 @@ std::shared_ptr<GpuResources> use_gpu(Backend backend, std::future<std::shared_p
   return nullptr;
 }
 
-/// An input read and decoded: the file stays mapped while the column points into it.
+/// An input opened (mapped) and described; its elements are loaded only for a sort in core.
 struct LoadedInput {
   InputFile file;
-  Format format;
+  ColumnShape shape;
   Column column;
+  bool loaded = false;
+  Format format() const { return shape.format; }
+  /// The most elements it can hold: the count, or for text one per two bytes (a digit and a newline).
+  size_t max_count() const { return shape.count.value_or(file.bytes().size() / 2 + 1); }
 };
 
-LoadedInput load_input(const std::string& path, Format format, std::optional<KeyType> type, unsigned threads) {
+LoadedInput open_input(const std::string& path, Format format, std::optional<KeyType> type) {
   InputFile file = InputFile::open(path);
-  const Format resolved = resolve_format(format, file.name(), file.bytes());
-  Column column = load_column(file.bytes(), resolved, type, threads, file.name());
-  return {std::move(file), resolved, std::move(column)};
+  const ColumnShape shape = describe_column(file.bytes(), format, type, file.name());
+  return {std::move(file), shape, Column{}, false};
+}
+
+void load(LoadedInput& input, unsigned threads) {
+  input.column = load_column(input.file.bytes(), input.shape.format, input.shape.type, threads, input.file.name());
+  input.loaded = true;
 }
 
 std::string format_key(KeyType type, const void* bytes) {
@@ -92,7 +75,7 @@ std::string format_key(KeyType type, const void* bytes) {
 
 /// --check: 0 when sorted, else 1 after naming the first out-of-order element like sort -c.
 int check_sorted(const LoadedInput& input, bool descending) {
-  const Column& column = input.column;
+  const Column& column = input.column;  // loaded
   const auto disorder = visit_key_type(column.type, [&](auto tag) {
     using K = typename decltype(tag)::type;
     return first_disorder(column.as<K>(), column.count, descending);
@@ -100,7 +83,7 @@ int check_sorted(const LoadedInput& input, bool descending) {
   if (!disorder) return 0;
   const size_t element = key_type_size(column.type);
   const std::string value = format_key(column.type, static_cast<const char*>(column.data) + *disorder * element);
-  if (input.format == Format::Text) {
+  if (input.format() == Format::Text) {
     fmt::print(stderr, "radix_sort: {}:{}: disorder: {}\n", input.file.name(),
                text_line_of_value(input.file.bytes(), *disorder), value);
   } else {
@@ -114,7 +97,7 @@ ChunkReader column_reader(const Column& column, unsigned threads, Progress& prog
   const size_t element = key_type_size(column.type);
   return [&column, element, threads, &progress](size_t first, size_t count, void* destination) {
     parallel_copy(destination, static_cast<const char*>(column.data) + first * element, count * element, threads);
-    progress.update("reading", first + count, column.count);
+    progress.update("reading", (first + count) * element, column.count * element);
   };
 }
 
@@ -126,8 +109,10 @@ constexpr size_t min_mapped_output = size_t(4) << 20;
 /// copied, or printed, into the mapping by several threads.
 class OutputWriter {
  public:
-  OutputWriter(AtomicOutput& output, Format format, KeyType type, size_t count, unsigned threads,
-               Progress& progress)
+  /// `count` elements will be written (the npy header says it); `map_output` maps a large output, else it is
+  /// appended to (an out-of-core sort writes at the disk's pace, and a text output's size is not known).
+  OutputWriter(AtomicOutput& output, Format format, KeyType type, size_t count, bool map_output, unsigned threads,
+               Progress* progress)
       : output_(output),
         format_(format),
         type_(type),
@@ -138,7 +123,7 @@ class OutputWriter {
     const size_t element = format == Format::Text ? max_text_line(type) : key_type_size(type);
     if (format == Format::Npy) header_ = make_npy_header(type, count);
     const size_t capacity = header_.size() + count * element;
-    if (capacity >= min_mapped_output) {
+    if (map_output && capacity >= min_mapped_output) {
       mapping_ = std::async(std::launch::async, [&output, capacity, threads] { return output.map(capacity, threads); });
     }
   }
@@ -172,7 +157,7 @@ class OutputWriter {
         output_.write(source, bytes);
       }
     }
-    progress_.update("writing", first + count, count_);
+    if (progress_) progress_->update("writing", (first + count) * key_type_size(type_), count_ * key_type_size(type_));
   }
 
   /// Completes the output (an empty one still gets its npy header); then it can be committed.
@@ -204,7 +189,7 @@ class OutputWriter {
   KeyType type_;
   size_t count_;
   unsigned threads_;
-  Progress& progress_;
+  Progress* progress_;  // null where the caller reports progress
   TextPrinter printer_;
   std::string header_;
   std::future<bool> mapping_;
@@ -245,6 +230,7 @@ struct InputSummary {
 /// Wall time of the phases of a run, on the main thread; they add up to the total.
 struct Timings {
   double read = 0;
+  double partition = 0;
   double to_gpu = 0;
   double sort = 0;
   double back = 0;
@@ -268,8 +254,17 @@ void print_stats(const InputSummary& keys, const SortRequest& request, const Sor
     fmt::print(stderr, "radix_sort: min {}, max {}\n", format_key(request.key_type, stats.smallest_key.data()),
                format_key(request.key_type, stats.largest_key.data()));
   }
+  if (stats.plan != "in core") {
+    fmt::print(stderr, "radix_sort: plan: {}: {} buckets sorted, {} partitioned again, {} of equal keys",
+               stats.plan, stats.buckets, stats.repartitioned, stats.constant_buckets);
+    if (stats.spilled_bytes > 0) fmt::print(stderr, ", {} spilled", human_bytes(stats.spilled_bytes));
+    fmt::print(stderr, "\n");
+  } else {
+    fmt::print(stderr, "radix_sort: plan: in core\n");
+  }
   fmt::print(stderr, "  read    {:8.3f} s  {}  (file {:.1f} MB)\n", t.read, rate(file_bytes, t.read),
              static_cast<double>(file_bytes) / 1e6);
+  if (t.partition > 0) fmt::print(stderr, "  split   {:8.3f} s             (partitioning into buckets)\n", t.partition);
   fmt::print(stderr, "  to GPU  {:8.3f} s  {}  (copies {:.3f} s at {}, the rest overlaps reading)\n", t.to_gpu,
              rate(stats.bytes_to_device, t.to_gpu), stats.to_device_copy_seconds,
              rate(stats.bytes_to_device, stats.to_device_copy_seconds));
@@ -290,6 +285,32 @@ void print_stats(const InputSummary& keys, const SortRequest& request, const Sor
   fmt::print(stderr, "  total   {:8.3f} s  {}  (wall, end to end)\n", t.total, rate(file_bytes, t.total));
 }
 
+/// The memory a run may use: the caps given, else what is free less headroom for the rest of the system.
+MemoryBudget memory_budget(const Options& options, SortBackend& backend) {
+  MemoryBudget budget;
+  const size_t available = available_host_memory();
+  budget.host_bytes = options.host_memory.value_or(available / 2);
+  size_t device_free = backend.free_bytes();
+  if (backend.sorts_in_host_memory()) {
+    device_free = budget.host_bytes / 2;
+  } else {
+    // The driver and other programs need some of the GPU's memory too.
+    const size_t headroom = std::max(size_t(256) << 20, device_free / 20);
+    device_free = device_free > headroom ? device_free - headroom : 0;
+  }
+  budget.device_bytes = std::min(options.gpu_memory.value_or(device_free), device_free);
+  if (options.gpu_memory && backend.sorts_in_host_memory()) budget.device_bytes = *options.gpu_memory;
+  return budget;
+}
+
+/// Spill files go to --tmpdir, else beside the output (on the same disk, which has room for the output anyway).
+std::string spill_directory(const Options& options) {
+  if (!options.tmpdir.empty()) return options.tmpdir;
+  if (is_standard_stream(options.output)) return ".";
+  const size_t slash = options.output.rfind('/');
+  return slash == std::string::npos ? "." : slash == 0 ? "/" : options.output.substr(0, slash);
+}
+
 }  // namespace
 
 int run(const Options& options) {
@@ -304,71 +325,123 @@ int run(const Options& options) {
   if (!options.check) output.emplace(options.output);
   if (!options.values_output.empty()) values_output.emplace(options.values_output);
 
-  LoadedInput keys = load_input(options.input, options.format, options.type, options.threads);
-  if (options.check) return check_sorted(keys, options.descending);
+  LoadedInput keys = open_input(options.input, options.format, options.type);
+  if (options.check) {
+    load(keys, options.threads);
+    return check_sorted(keys, options.descending);
+  }
   std::optional<LoadedInput> values;
   if (!options.values_input.empty()) {
-    values = load_input(options.values_input, options.values_format, options.values_type, options.threads);
-    if (values->column.count != keys.column.count) {
-      throw AppError(fmt::format("{} has {} values but {} has {} keys", values->file.name(), values->column.count,
-                                 keys.file.name(), keys.column.count));
+    values = open_input(options.values_input, options.values_format, options.values_type);
+  }
+  const auto check_counts = [&](size_t key_count, size_t value_count) {
+    if (value_count != key_count) {
+      throw AppError(fmt::format("{} has {} values but {} has {} keys", values->file.name(), value_count,
+                                 keys.file.name(), key_count));
+    }
+  };
+  if (values && keys.shape.count && values->shape.count) check_counts(*keys.shape.count, *values->shape.count);
+
+  // Text is parsed into host memory for a sort in core; where that alone would pass the host budget, the sort
+  // streams it instead. Binary and npy inputs stay mapped: loading them costs no memory of the budget.
+  const size_t host_budget = options.host_memory.value_or(available_host_memory() / 2);
+  const auto text_bytes = [](const LoadedInput& input) {
+    return input.format() == Format::Text ? input.max_count() * key_type_size(input.shape.type) : 0;
+  };
+  const size_t in_core_text_bytes = text_bytes(keys) + (values ? text_bytes(*values) : 0);
+  if (in_core_text_bytes <= host_budget) {
+    load(keys, options.threads);
+    if (values) {
+      load(*values, options.threads);
+      check_counts(keys.column.count, values->column.count);
     }
   }
   Timings timings;
   timings.read = seconds_since(start);
 
   SortRequest request;
-  request.key_type = keys.column.type;
-  request.count = keys.column.count;
+  request.key_type = keys.shape.type;
+  request.count = keys.loaded ? keys.column.count : keys.max_count();
   request.descending = options.descending;
   request.argsort = options.argsort;
-  request.value_bytes = values ? key_type_size(values->column.type) : 0;
-
-  Progress progress(keys.column.bytes());
-  const KeyType output_type = options.argsort ? KeyType::U64 : request.key_type;
-  // Declared after the outputs: a writer still mapping its output on another thread is waited for before the output
-  // (and its temporary file) goes away.
-  OutputWriter key_writer(*output, keys.format, output_type, request.count, options.threads, progress);
-  std::optional<OutputWriter> value_writer;
-  SortIo io;
-  io.read_keys = column_reader(keys.column, options.threads, progress);
-  io.write_keys = key_writer.chunk_writer();
-  if (values) {
-    value_writer.emplace(*values_output, values->format, values->column.type, request.count, options.threads,
-                         progress);
-    io.read_values = column_reader(values->column, options.threads, progress);
-    io.write_values = value_writer->chunk_writer();
-  }
-
-  const InputSummary summary{keys.file.name(), keys.format, keys.file.bytes().size(), keys.column.bytes()};
-  // While the GPU starts, map in the pages of binary inputs, which are then read straight from the mapping.
-  BackgroundJob prefault_inputs;
-  if (gpu_found.valid() && gpu_found.wait_for(std::chrono::seconds(0)) != std::future_status::ready) {
-    prefault_inputs = BackgroundJob([&, threads = std::max(options.threads / 4, 1u)] {
-      if (keys.format != Format::Text) keys.file.prefault(threads);
-      if (values && values->format != Format::Text) values->file.prefault(threads);
-    });
-  }
-  // Once on the GPU, the inputs (a mapped file, parsed text) are released on another thread while the GPU sorts.
-  BackgroundJob release_inputs;
-  io.inputs_read = [&] {
-    prefault_inputs.join();
-    release_inputs = BackgroundJob([old_keys = std::move(keys), old_values = std::move(values)] {});
-  };
+  request.value_bytes = values ? key_type_size(values->shape.type) : 0;
 
   SortStats stats;
   const auto gpu_wait_start = Clock::now();
   std::shared_ptr<GpuResources> gpu = use_gpu(options.backend, gpu_found);
   timings.gpu_wait = seconds_since(gpu_wait_start);
-  if (gpu) {
-    gpu_sort(*gpu, request, io, stats);
+  std::unique_ptr<SortBackend> backend = gpu ? make_gpu_backend(gpu) : make_cpu_backend();
+  const MemoryBudget budget = memory_budget(options, *backend);
+  const size_t loaded_bytes = keys.loaded ? keys.column.bytes() + (values ? values->column.bytes() : 0) : 0;
+  const SortPlan plan = plan_sort(*backend, request, loaded_bytes, budget);
+  const size_t input_bytes = keys.file.bytes().size() + (values ? values->file.bytes().size() : 0);
+  Progress progress(options.progress, input_bytes);
+
+  const KeyType output_type = options.argsort ? KeyType::U64 : request.key_type;
+  InputSummary summary{keys.file.name(), keys.format(), keys.file.bytes().size(),
+                             request.count * key_type_size(request.key_type)};
+  // Outputs whose size is known are mapped and filled by several threads in core; out of core they are appended to
+  // at the pace of the sort.
+  std::optional<OutputWriter> key_writer;
+  std::optional<OutputWriter> value_writer;
+  const auto make_writers = [&](size_t key_count, size_t value_count, bool in_core) {
+    key_writer.emplace(*output, keys.format(), output_type, key_count, in_core, options.threads,
+                       in_core ? &progress : nullptr);
+    if (values) {
+      value_writer.emplace(*values_output, values->format(), values->shape.type, value_count, in_core,
+                           options.threads, in_core ? &progress : nullptr);
+    }
+  };
+
+  BackgroundJob prefault_inputs;
+  BackgroundJob release_inputs;
+  if (plan.in_core) {
+    make_writers(request.count, request.count, true);
+    SortIo io;
+    io.read_keys = column_reader(keys.column, options.threads, progress);
+    io.write_keys = key_writer->chunk_writer();
+    if (values) {
+      io.read_values = column_reader(values->column, options.threads, progress);
+      io.write_values = value_writer->chunk_writer();
+    }
+    // While the GPU works, map in the pages of binary inputs, which are then read straight from the mapping.
+    if (gpu) {
+      prefault_inputs = BackgroundJob([&, threads = std::max(options.threads / 4, 1u)] {
+        if (keys.format() != Format::Text) keys.file.prefault(threads);
+        if (values && values->format() != Format::Text) values->file.prefault(threads);
+      });
+    }
+    // Once on the GPU, the inputs (a mapped file, parsed text) are released on another thread while the GPU sorts.
+    io.inputs_read = [&] {
+      prefault_inputs.join();
+      release_inputs = BackgroundJob([old_keys = std::move(keys), old_values = std::move(values)] {});
+    };
+    backend->sort(request, io, stats);
   } else {
-    cpu_sort(request, io, stats);
+    // Streamed: parsed text (if any was loaded) goes; the counts known up front go into npy headers.
+    keys.column = Column{};
+    if (values) values->column = Column{};
+    // Text is parsed a block at a time, the blocks a small part of the host budget.
+    const size_t text_block_bytes = std::clamp<size_t>(budget.host_bytes / 32, 4096, size_t(16) << 20);
+    ElementStream key_stream(keys.file, keys.format(), keys.shape.type, options.threads, text_block_bytes);
+    std::optional<ElementStream> value_stream;
+    if (values) {
+      value_stream.emplace(values->file, values->format(), values->shape.type, options.threads, text_block_bytes);
+    }
+    make_writers(keys.shape.count.value_or(0), values ? values->shape.count.value_or(0) : 0, false);
+    OutOfCoreIo io;
+    io.keys = &key_stream;
+    io.values = value_stream ? &*value_stream : nullptr;
+    io.write_keys = key_writer->chunk_writer();
+    if (values) io.write_values = value_writer->chunk_writer();
+    io.spill_directory = spill_directory(options);
+    request.count = sort_out_of_core(*backend, request, plan, budget, io, progress, stats);
+    summary.key_bytes = request.count * key_type_size(request.key_type);
   }
   const auto commit_start = Clock::now();
   // The staging buffers are freed while the outputs are completed.
-  BackgroundJob release_gpu([old_gpu = std::move(gpu)] {});
-  key_writer.finish();
+  BackgroundJob release_gpu([old_backend = std::move(backend), old_gpu = std::move(gpu)] {});
+  key_writer->finish();
   if (value_writer) value_writer->finish();
   output->commit();
   if (values_output) values_output->commit();
@@ -383,15 +456,16 @@ int run(const Options& options) {
   const double commit_seconds = seconds_since(commit_start);
 
   timings.read += stats.read_seconds;
+  timings.partition = stats.partition_seconds;
   timings.to_gpu = stats.to_device_seconds;
   timings.sort = stats.sort_seconds;
   timings.back = stats.to_host_seconds;
   timings.write = stats.write_seconds + commit_seconds;
   timings.total = seconds_since(start);
-  timings.setup = std::max(0.0, timings.total - timings.read - timings.to_gpu - timings.sort - timings.back -
-                                    timings.write);
+  timings.setup = std::max(0.0, timings.total - timings.read - timings.partition - timings.to_gpu - timings.sort -
+                                    timings.back - timings.write);
+  progress.clear();
   if (options.stats) print_stats(summary, request, stats, timings);
   return 0;
 }
-
 }  // namespace radix_sort

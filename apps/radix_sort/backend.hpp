@@ -5,6 +5,7 @@
 #include <array>
 #include <cstddef>
 #include <functional>
+#include <memory>
 #include <string>
 
 #include "key_type.hpp"
@@ -18,6 +19,10 @@ struct SortRequest {
   bool descending = false;
   size_t value_bytes = 0;  // bytes per value, 0 without values
   bool argsort = false;    // write the u64 permutation instead of the keys
+  /// Sort by the ordered key bits below this one: the bits above are the same in every key (a bucket of the
+  /// out-of-core sort), so a backend may skip them. At or past the key's width: all bits.
+  int end_bit = all_key_bits;
+  static constexpr int all_key_bits = 64;
 };
 
 /// Fills `destination` with elements [first, first + count) of an input.
@@ -25,7 +30,8 @@ using ChunkReader = std::function<void(size_t first, size_t count, void* destina
 /// Takes elements [first, first + count) of an output; called in order of `first`.
 using ChunkWriter = std::function<void(size_t first, size_t count, const void* source)>;
 
-/// Where a backend reads and writes. `write_keys` takes the keys, or the permutation for argsort.
+/// Where a backend reads and writes. `write_keys` takes the keys, or the permutation for argsort; left empty (keys
+/// with values only) the sorted keys are not wanted and not copied back.
 struct SortIo {
   ChunkReader read_keys;
   ChunkReader read_values;
@@ -54,9 +60,65 @@ struct SortStats {
   size_t bytes_to_host = 0;
   std::array<unsigned char, 8> smallest_key{};  // the first and last keys of the ascending order, as raw bytes
   std::array<unsigned char, 8> largest_key{};
+  double partition_seconds = 0;  // the out-of-core plan's partitioning, on the backend
+  /// The plan, for --stats: how the data were sorted.
+  std::string plan = "in core";
+  size_t buckets = 0;          // buckets sorted (or written as they were) one by one
+  size_t repartitioned = 0;    // buckets too large for one sort, partitioned again on the next digit
+  size_t constant_buckets = 0; // buckets whose keys are all equal in the sort bits, written as they were
+  size_t spilled_bytes = 0;    // bytes written to spill files
 };
 
-/// Sorts on the CPU with a stable radix sort (cpu_sort.hpp): the same order as the GPU.
-void cpu_sort(const SortRequest& request, const SortIo& io, SortStats& stats);
+/// One chunk to partition: `count` keys (and values of `value_bytes` each, 0 without) by the digit
+/// [begin_bit, end_bit) of the ordered key bits, at most 8 bits; descending reverses the buckets.
+struct PartitionRequest {
+  KeyType key_type = KeyType::I32;
+  size_t count = 0;
+  bool descending = false;
+  size_t value_bytes = 0;
+  int begin_bit = 0;
+  int end_bit = 0;
+  size_t buckets() const { return size_t(1) << (end_bit - begin_bit); }
+};
+
+/// Host memory for staging chunks, allocated once: page-locked for the GPU so copies from and to it run
+/// asynchronously at full speed.
+struct HostBuffer {
+  std::shared_ptr<void> owner;
+  char* data = nullptr;
+  size_t bytes = 0;
+};
+
+/// What the out-of-core pipeline asks of a backend (the CPU and the GPU are two implementations): sort a whole
+/// request through readers and writers, or partition one chunk that is in host memory.
+class SortBackend {
+ public:
+  virtual ~SortBackend() = default;
+  /// The device's name for --stats.
+  virtual std::string device() const = 0;
+  /// Memory of the backend that sorting `request` takes (keys, values and scratch).
+  virtual size_t sort_bytes(const SortRequest& request) = 0;
+  /// Memory of the backend that partitioning a chunk of `request.count` elements takes.
+  virtual size_t partition_bytes(const PartitionRequest& request) = 0;
+  /// Memory of the backend free now.
+  virtual size_t free_bytes() = 0;
+  /// True where the backend's memory is host memory (the CPU backend), so its sorts count against the host budget.
+  virtual bool sorts_in_host_memory() const = 0;
+  /// Sorts as SortRequest and SortIo say.
+  virtual void sort(const SortRequest& request, const SortIo& io, SortStats& stats) = 0;
+  /// Partitions the chunk stably: keys_out (values_out) hold bucket 0's elements, then bucket 1's, ..., each in input
+  /// order; bucket_offsets (request.buckets() + 1 entries) receives each bucket's first index and, last, the count.
+  /// All pointers are host memory; values are null without values.
+  virtual void partition(const PartitionRequest& request, const void* keys_in, const void* values_in, void* keys_out,
+                         void* values_out, size_t* bucket_offsets, SortStats& stats) = 0;
+  /// A staging buffer of `bytes` bytes.
+  virtual HostBuffer allocate_staging(size_t bytes) = 0;
+};
+
+/// The CPU backend (cpu_sort.hpp's radix sort and a counting partition on the same ordered bits).
+std::unique_ptr<SortBackend> make_cpu_backend();
+
+/// The memory the system could give this process now (MemAvailable), or 0 where unknown.
+size_t available_host_memory();
 
 }  // namespace radix_sort

@@ -1,18 +1,16 @@
-#include <chrono>
+#include <fstream>
 #include <cstring>
 #include <numeric>
+#include <string>
 #include <vector>
 
 #include "backend.hpp"
 #include "cpu_sort.hpp"
+#include "timing.hpp"
 
 namespace radix_sort {
 
 namespace {
-
-using Clock = std::chrono::steady_clock;
-
-double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
 
 template <class K>
 void record_extremes(const std::vector<K>& sorted, bool descending, SortStats& stats) {
@@ -35,44 +33,106 @@ void sort_with_values(const SortRequest& request, const SortIo& io, std::vector<
   }
   start = Clock::now();
   radix_sort_cpu(keys.data(), values.data(), keys.size(), request.descending);
-  stats.sort_seconds = seconds_since(start);
+  stats.sort_seconds += seconds_since(start);
   record_extremes(keys, request.descending, stats);
   start = Clock::now();
   if (request.count > 0) {
     if (request.argsort) {
       io.write_keys(0, request.count, values.data());
     } else {
-      io.write_keys(0, request.count, keys.data());
+      if (io.write_keys) io.write_keys(0, request.count, keys.data());
       io.write_values(0, request.count, values.data());
     }
   }
-  stats.write_seconds = seconds_since(start);
+  stats.write_seconds += seconds_since(start);
 }
 
-}  // namespace
-
+/// Sorts on the CPU with a stable radix sort (cpu_sort.hpp): the same order as the GPU. The bits above
+/// request.end_bit are equal in every key, and the radix sort skips bytes that all keys share on its own.
 void cpu_sort(const SortRequest& request, const SortIo& io, SortStats& stats) {
-  stats.device = "CPU";
   visit_key_type(request.key_type, [&](auto tag) {
     using K = typename decltype(tag)::type;
     std::vector<K> keys(request.count);
     const auto start = Clock::now();
     if (request.count > 0) io.read_keys(0, request.count, keys.data());
-    stats.read_seconds = seconds_since(start);
+    stats.read_seconds += seconds_since(start);
     if (request.value_bytes == 0 && !request.argsort) {
       const auto sort_start = Clock::now();
       radix_sort_cpu(keys.data(), static_cast<NoValues*>(nullptr), keys.size(), request.descending);
-      stats.sort_seconds = seconds_since(sort_start);
+      stats.sort_seconds += seconds_since(sort_start);
       record_extremes(keys, request.descending, stats);
       const auto write_start = Clock::now();
       if (request.count > 0) io.write_keys(0, request.count, keys.data());
-      stats.write_seconds = seconds_since(write_start);
+      stats.write_seconds += seconds_since(write_start);
       return;
     }
     visit_value_width(request.argsort ? sizeof(uint64_t) : request.value_bytes, [&](auto value_tag) {
       sort_with_values<K, typename decltype(value_tag)::type>(request, io, keys, stats);
     });
   });
+}
+
+class CpuBackend final : public SortBackend {
+ public:
+  std::string device() const override { return "CPU"; }
+
+  size_t sort_bytes(const SortRequest& request) override {
+    const size_t value_bytes = request.argsort ? sizeof(uint64_t) : request.value_bytes;
+    // The keys and values, and the radix sort's buffer of the same size.
+    return 2 * request.count * (key_type_size(request.key_type) + value_bytes);
+  }
+
+  size_t partition_bytes(const PartitionRequest&) override { return 0; }  // it works in the staging buffers
+
+  size_t free_bytes() override { return available_host_memory(); }
+
+  bool sorts_in_host_memory() const override { return true; }
+
+  void sort(const SortRequest& request, const SortIo& io, SortStats& stats) override {
+    stats.device = device();
+    cpu_sort(request, io, stats);
+  }
+
+  void partition(const PartitionRequest& request, const void* keys_in, const void* values_in, void* keys_out,
+                 void* values_out, size_t* bucket_offsets, SortStats& stats) override {
+    const auto start = Clock::now();
+    visit_key_type(request.key_type, [&](auto tag) {
+      using K = typename decltype(tag)::type;
+      const K* typed_in = static_cast<const K*>(keys_in);
+      K* typed_out = static_cast<K*>(keys_out);
+      if (request.value_bytes == 0) {
+        radix_partition_cpu<K, NoValues>(typed_in, nullptr, typed_out, nullptr, request.count, request.begin_bit,
+                                         request.end_bit, request.descending, bucket_offsets);
+        return;
+      }
+      visit_value_width(request.value_bytes, [&](auto value_tag) {
+        using V = typename decltype(value_tag)::type;
+        radix_partition_cpu(typed_in, static_cast<const V*>(values_in), typed_out, static_cast<V*>(values_out),
+                            request.count, request.begin_bit, request.end_bit, request.descending, bucket_offsets);
+      });
+    });
+    stats.partition_seconds += seconds_since(start);
+  }
+
+  HostBuffer allocate_staging(size_t bytes) override {
+    std::shared_ptr<char[]> memory(new char[std::max<size_t>(bytes, 1)]);
+    return {std::shared_ptr<void>(memory, memory.get()), memory.get(), bytes};
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<SortBackend> make_cpu_backend() { return std::make_unique<CpuBackend>(); }
+
+size_t available_host_memory() {
+  std::ifstream meminfo("/proc/meminfo");
+  std::string key;
+  size_t kib = 0;
+  std::string unit;
+  while (meminfo >> key >> kib >> unit) {
+    if (key == "MemAvailable:") return kib << 10;
+  }
+  return 0;
 }
 
 }  // namespace radix_sort

@@ -82,4 +82,29 @@ void radix_sort_cpu(K* keys, V* values, size_t count, bool descending) {
   }
 }
 
+/// The digit [begin_bit, end_bit) of a key's ordered bits: its bucket in a partition (descending reverses them).
+template <class K>
+size_t partition_digit(K key, bool descending, int begin_bit, int end_bit) {
+  const auto bits = sort_bits(key, descending);
+  return static_cast<size_t>((bits >> begin_bit) & ((typename prims::RadixKey<K>::Bits(1) << (end_bit - begin_bit)) - 1));
+}
+
+/// Partitions `count` keys (and values; nullptr of NoValues without) stably by a digit of their ordered bits, as
+/// prims::device::radix_partition_pairs does: bucket 0's elements first, each bucket in input order.
+/// `bucket_offsets` receives 2^(end_bit - begin_bit) + 1 entries: each bucket's first index, then `count`.
+template <class K, class V = NoValues>
+void radix_partition_cpu(const K* keys_in, const V* values_in, K* keys_out, V* values_out, size_t count,
+                         int begin_bit, int end_bit, bool descending, size_t* bucket_offsets) {
+  const size_t buckets = size_t(1) << (end_bit - begin_bit);
+  std::vector<size_t> next(buckets + 1, 0);
+  for (size_t i = 0; i < count; ++i) ++next[partition_digit(keys_in[i], descending, begin_bit, end_bit) + 1];
+  for (size_t b = 0; b < buckets; ++b) next[b + 1] += next[b];
+  std::copy(next.begin(), next.end(), bucket_offsets);
+  for (size_t i = 0; i < count; ++i) {
+    const size_t destination = next[partition_digit(keys_in[i], descending, begin_bit, end_bit)]++;
+    keys_out[destination] = keys_in[i];
+    if constexpr (!std::is_same_v<V, NoValues>) values_out[destination] = values_in[i];
+  }
+}
+
 }  // namespace radix_sort

@@ -14,6 +14,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
+#include <random>
 #include <stdexcept>
 #include <utility>
 
@@ -216,13 +217,21 @@ AtomicOutput::AtomicOutput(std::string path) : path_(std::move(path)) {
   const size_t slash = target_path.rfind('/');
   const std::string directory = slash == std::string::npos ? "" : target_path.substr(0, slash + 1);
   const std::string base = slash == std::string::npos ? target_path : target_path.substr(slash + 1);
-  std::string pattern = directory + "." + base + ".radix_sort.XXXXXX";
-  fd_ = ::mkstemp(pattern.data());
-  if (fd_ < 0) throw_system_error(fmt::format("cannot write '{}'", path_));
+  temporary_prefix_ = directory + "." + base + ".radix_sort.";
+  // Unnamed until complete (O_TMPFILE), so that nothing is left behind even by SIGKILL; it gets its name at commit()
+  // through /proc/self/fd. Where either is missing, a named temporary file that signals and errors remove.
+  if (::access("/proc/self/fd", X_OK) == 0) {
+    fd_ = ::open(directory.empty() ? "." : directory.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+  }
+  if (fd_ < 0) {
+    std::string pattern = temporary_prefix_ + "XXXXXX";
+    fd_ = ::mkstemp(pattern.data());
+    if (fd_ < 0) throw_system_error(fmt::format("cannot write '{}'", path_));
+    temporary_path_ = pattern;
+    signal_cleanup_slot_ = register_temporary_file(temporary_path_);
+  }
   target_path_ = std::move(target_path);
-  temporary_path_ = pattern;
-  signal_cleanup_slot_ = register_temporary_file(temporary_path_);
-  // mkstemp makes the file private; give it the target's mode, or what a plain creat() would.
+  // The temporary file is private; give it the target's mode, or what a plain creat() would.
   mode_t mode = 0;
   if (target_exists) {
     mode = target.st_mode & 07777;
@@ -250,6 +259,7 @@ void AtomicOutput::unmap() noexcept {
 void AtomicOutput::discard() noexcept {
   unmap();
   if (fd_ >= 0 && fd_ != STDOUT_FILENO) ::close(fd_);
+  target_path_.clear();
   fd_ = -1;
   if (temporary_path_.empty()) return;
   ::unlink(temporary_path_.c_str());
@@ -273,7 +283,7 @@ void AtomicOutput::write(const void* data, size_t bytes) {
 }
 
 bool AtomicOutput::map(size_t capacity, unsigned threads) {
-  if (temporary_path_.empty() || capacity == 0 || written_ > 0 || mapping_) return false;
+  if (target_path_.empty() || capacity == 0 || written_ > 0 || mapping_) return false;
   // Reserving the blocks first means a full disk is an error here rather than a SIGBUS while filling the mapping.
   int status;
   while ((status = ::fallocate(fd_, 0, 0, static_cast<off_t>(capacity))) != 0 && errno == EINTR) {
@@ -313,7 +323,7 @@ void AtomicOutput::set_size(size_t bytes) {
 }
 
 void AtomicOutput::commit() {
-  if (temporary_path_.empty()) {
+  if (target_path_.empty()) {
     // Written directly: stdout stays open for others; a FIFO or device is closed, which reports late errors.
     if (fd_ != STDOUT_FILENO && ::close(std::exchange(fd_, -1)) != 0)
       throw_system_error(fmt::format("cannot write '{}'", path_));
@@ -322,6 +332,7 @@ void AtomicOutput::commit() {
   }
   if (mapping_ && size_ != mapped_bytes_ && ::ftruncate(fd_, static_cast<off_t>(size_)) != 0)
     throw_system_error(fmt::format("cannot write '{}'", path_));
+  if (temporary_path_.empty()) link_temporary_file();
   if (::close(std::exchange(fd_, -1)) != 0) throw_system_error(fmt::format("cannot write '{}'", path_));
   if (::rename(temporary_path_.c_str(), target_path_.c_str()) != 0)
     throw_system_error(fmt::format("cannot write '{}'", path_));
@@ -331,6 +342,22 @@ void AtomicOutput::commit() {
 }
 
 void AtomicOutput::release() noexcept { unmap(); }
+
+void AtomicOutput::link_temporary_file() {
+  // A hard link cannot replace a file, so the unnamed file gets a fresh temporary name first, then is renamed.
+  const std::string descriptor = fmt::format("/proc/self/fd/{}", fd_);
+  std::random_device random;
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    std::string name = fmt::format("{}{:08x}", temporary_prefix_, random());
+    if (::linkat(AT_FDCWD, descriptor.c_str(), AT_FDCWD, name.c_str(), AT_SYMLINK_FOLLOW) == 0) {
+      temporary_path_ = std::move(name);
+      signal_cleanup_slot_ = register_temporary_file(temporary_path_);
+      return;
+    }
+    if (errno != EEXIST) throw_system_error(fmt::format("cannot write '{}'", path_));
+  }
+  throw_system_error(fmt::format("cannot write '{}'", path_));
+}
 
 namespace {
 

@@ -23,6 +23,8 @@ class InputFile {
 
   /// All bytes of the file.
   std::string_view bytes() const { return {data_, size_}; }
+  /// True for a regular file, mapped; false for stdin and pipes, read into memory.
+  bool mapped() const { return mapping_ != nullptr; }
   /// The name to use in messages ("stdin" for "-").
   const std::string& name() const { return name_; }
   /// Maps all pages of a mapped file in now, on up to `threads` threads, so that reading it later takes no page
@@ -38,7 +40,8 @@ class InputFile {
   std::string piped_;
 };
 
-/// An output that appears under its name only when complete. "-" writes to stdout directly, and so does a target that
+/// An output that appears under its name only when complete: until then it is an unnamed file in the target's
+/// directory (O_TMPFILE; or, where the file system has none, a hidden temporary file that errors and signals remove). "-" writes to stdout directly, and so does a target that
 /// exists and is not a regular file (a FIFO, a device, a terminal). A symbolic link is written through: the file it
 /// names is replaced, the link stays.
 /// Example:
@@ -86,9 +89,13 @@ class AtomicOutput {
  private:
   void discard() noexcept;
   void unmap() noexcept;
+  /// Gives the unnamed temporary file a name beside the target, ready to be renamed over it.
+  void link_temporary_file();
   std::string path_;
-  std::string target_path_;  // path_ with symbolic links resolved: what the temporary file replaces
-  std::string temporary_path_;
+  std::string target_path_;  // path_ with symbolic links resolved: what the temporary file replaces; empty for
+                             // stdout, a FIFO or a device
+  std::string temporary_prefix_;
+  std::string temporary_path_;  // empty while the temporary file has no name
   int signal_cleanup_slot_ = -1;  // where the temporary file is listed for removal should a signal end the program
   int fd_ = -1;
   bool committed_ = false;

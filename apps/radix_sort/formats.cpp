@@ -265,7 +265,7 @@ size_t count_newlines(std::string_view text) {
 }
 
 template <class K>
-Column parse_text_as(std::string_view text, unsigned threads, std::string_view name) {
+Column parse_text_as(std::string_view text, unsigned threads, std::string_view name, size_t lines_before) {
   const std::vector<std::string_view> pieces = split_lines(text, size_t(threads) * 4);
   // Each line holds at most one value: count the lines of every piece to know where its values go.
   std::vector<size_t> newlines(pieces.size());
@@ -281,7 +281,6 @@ Column parse_text_as(std::string_view text, unsigned threads, std::string_view n
   std::vector<ParsedPiece> parsed(pieces.size());
   parallel_for(pieces.size(), threads, [&](size_t i) { parse_piece(pieces[i], values.get() + offsets[i], parsed[i]); });
 
-  size_t lines_before = 0;
   size_t total = 0;
   for (size_t i = 0; i < pieces.size(); ++i) {
     if (parsed[i].failed) {
@@ -460,9 +459,10 @@ Column binary_column(std::string_view bytes, KeyType type, std::string_view name
   return column;
 }
 
-Column parse_text(std::string_view text, KeyType type, unsigned threads, std::string_view name) {
+Column parse_text(std::string_view text, KeyType type, unsigned threads, std::string_view name,
+                  size_t lines_before) {
   return visit_key_type(type, [&](auto tag) {
-    return parse_text_as<typename decltype(tag)::type>(without_bom(text), threads, name);
+    return parse_text_as<typename decltype(tag)::type>(without_bom(text), threads, name, lines_before);
   });
 }
 
@@ -514,23 +514,32 @@ size_t text_line_of_value(std::string_view text, size_t index) {
   return line;
 }
 
+ColumnShape describe_column(std::string_view bytes, Format format, std::optional<KeyType> type,
+                            std::string_view name) {
+  ColumnShape shape;
+  shape.format = resolve_format(format, name, bytes);
+  shape.type = type.value_or(KeyType::I32);
+  if (shape.format == Format::Npy) {
+    const NpyHeader header = parse_npy_header(bytes, name);
+    if (type && *type != header.type) {
+      throw AppError(fmt::format("{}: --type {} does not match the npy dtype {}", name, key_type_name(*type),
+                                 key_type_name(header.type)));
+    }
+    shape.type = header.type;
+    shape.count = header.count;
+    shape.data_offset = header.data_offset;
+  } else if (shape.format == Format::Binary) {
+    // A view (the bytes of a mapped file or of stdin are aligned): it only checks the size.
+    shape.count = binary_column(bytes, shape.type, name).count;
+  }
+  return shape;
+}
+
 Column load_column(std::string_view bytes, Format format, std::optional<KeyType> type, unsigned threads,
                    std::string_view name, std::shared_ptr<const void> owner) {
-  switch (resolve_format(format, name, bytes)) {
-    case Format::Npy: {
-      const NpyHeader header = parse_npy_header(bytes, name);
-      if (type && *type != header.type) {
-        throw AppError(fmt::format("{}: --type {} does not match the npy dtype {}", name, key_type_name(*type),
-                                   key_type_name(header.type)));
-      }
-      return binary_column(bytes.substr(header.data_offset), header.type, name, std::move(owner));
-    }
-    case Format::Text:
-      return parse_text(bytes, type.value_or(KeyType::I32), threads, name);
-    default:
-      break;
-  }
-  return binary_column(bytes, type.value_or(KeyType::I32), name, std::move(owner));
+  const ColumnShape shape = describe_column(bytes, format, type, name);
+  if (shape.format == Format::Text) return parse_text(bytes, shape.type, threads, name);
+  return binary_column(bytes.substr(shape.data_offset), shape.type, name, std::move(owner));
 }
 
 }  // namespace radix_sort

@@ -69,8 +69,10 @@ Column binary_column(std::string_view bytes, KeyType type, std::string_view name
 /// Parses text with one number per line (a leading UTF-8 byte order mark, surrounding whitespace and blank lines
 /// allowed, optional sign, decimal; floats also in exponent, inf and nan forms) on up to `threads` threads. As numpy
 /// does, "-0" is 0 for unsigned types and floats too small for `type` round to a denormal or zero. Throws AppError
-/// naming the line of the first value that is not a number or does not fit `type`.
-Column parse_text(std::string_view text, KeyType type, unsigned threads, std::string_view name);
+/// naming the line of the first value that is not a number or does not fit `type`; `lines_before` is added to the
+/// line numbers (text that continues a file's earlier lines).
+Column parse_text(std::string_view text, KeyType type, unsigned threads, std::string_view name,
+                  size_t lines_before = 0);
 
 /// Prints `count` elements of `type`, one per line, on up to `threads` threads; the text is handed to `sink` in
 /// large pieces, in order. Floats print in the shortest form that reads back to the same value.
@@ -100,6 +102,19 @@ class TextPrinter {
 
 /// The 1-based line of the `index`-th value of a text input (blank lines hold no value).
 size_t text_line_of_value(std::string_view text, size_t index);
+
+/// What an input holds, known without reading its elements.
+struct ColumnShape {
+  Format format = Format::Binary;  // resolved
+  KeyType type = KeyType::I32;
+  std::optional<size_t> count;     // binary and npy; text says it only once parsed
+  size_t data_offset = 0;          // where the elements start (after an npy header)
+};
+
+/// Resolves the format and checks what can be checked without reading the elements (the npy header and its
+/// dtype against `type`, a binary file's size): the same errors as load_column. Throws AppError.
+ColumnShape describe_column(std::string_view bytes, Format format, std::optional<KeyType> type,
+                            std::string_view name);
 
 /// Reads `bytes` in the given format (Auto detects it). Binary and text take `type`, i32 when not given; npy takes
 /// the type from its header, and a `type` given must match it. Throws AppError.

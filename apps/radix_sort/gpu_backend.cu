@@ -2,7 +2,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cstdint>
 #include <cstring>
 #include <future>
@@ -14,87 +13,33 @@
 
 #include "errors.hpp"
 #include "gpu_backend.hpp"
+#include "prims/device/radix_partition.cuh"
 #include "prims/device/radix_sort.cuh"
+#include "prims/util/cuda_handles.cuh"
 #include "prims/util/device_buffer.cuh"
 #include "prims/util/error.cuh"
+#include "progress.hpp"
+#include "timing.hpp"
 
 namespace radix_sort {
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
-double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
-
 /// Large enough to run copies near full PCIe speed, small enough that two stay cheap to pin.
 constexpr size_t staging_bytes = size_t(32) << 20;
 
-std::string human_bytes(size_t bytes) {
-  if (bytes >= (size_t(1) << 30)) return fmt::format("{:.2f} GiB", static_cast<double>(bytes) / (1 << 30));
-  return fmt::format("{:.1f} MiB", static_cast<double>(bytes) / (1 << 20));
-}
-
-/// Page-locked host memory: copies from it run at full speed and asynchronously.
-class PinnedBuffer {
- public:
-  explicit PinnedBuffer(size_t bytes) {
-    prims::check(cudaHostAlloc(&data_, bytes, cudaHostAllocDefault), "cudaHostAlloc");
-  }
-  PinnedBuffer(const PinnedBuffer&) = delete;
-  PinnedBuffer& operator=(const PinnedBuffer&) = delete;
-  ~PinnedBuffer() { cudaFreeHost(data_); }
-  void* data() const { return data_; }
-
- private:
-  void* data_ = nullptr;
-};
-
-class Stream {
- public:
-  Stream() { prims::check(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreate"); }
-  Stream(const Stream&) = delete;
-  Stream& operator=(const Stream&) = delete;
-  ~Stream() { cudaStreamDestroy(stream_); }
-  cudaStream_t get() const { return stream_; }
-
- private:
-  cudaStream_t stream_ = nullptr;
-};
-
-class Event {
- public:
-  Event() { prims::check(cudaEventCreate(&event_), "cudaEventCreate"); }
-  Event(Event&& other) noexcept : event_(std::exchange(other.event_, nullptr)) {}
-  Event& operator=(Event&&) = delete;
-  Event(const Event&) = delete;
-  ~Event() {
-    if (event_) cudaEventDestroy(event_);
-  }
-  cudaEvent_t get() const { return event_; }
-
- private:
-  cudaEvent_t event_ = nullptr;
-};
-
-/// Milliseconds between two recorded events, as seconds.
-double elapsed_seconds(const Event& start, const Event& stop) {
-  float milliseconds = 0;
-  prims::check(cudaEventElapsedTime(&milliseconds, start.get(), stop.get()), "cudaEventElapsedTime");
-  return milliseconds / 1000.0;
-}
-
 /// One timed copy of a chunk between a staging buffer and the GPU.
 struct ChunkCopy {
-  Event start;
-  Event stop;
+  prims::Event start;
+  prims::Event stop;
 };
 
 }  // namespace
 
 struct GpuResources {
   std::string device;
-  Stream stream;
-  PinnedBuffer staging[2] = {PinnedBuffer(staging_bytes), PinnedBuffer(staging_bytes)};
+  prims::Stream stream;
+  prims::PinnedBuffer staging[2] = {prims::PinnedBuffer(staging_bytes), prims::PinnedBuffer(staging_bytes)};
   double context_seconds = 0;
   double staging_seconds = 0;
 };
@@ -105,7 +50,7 @@ namespace {
 /// of one chunk (reading, parsing, writing) overlaps the copy of the next.
 class StagedTransfer {
  public:
-  StagedTransfer(cudaStream_t stream, PinnedBuffer (&buffers)[2])
+  StagedTransfer(cudaStream_t stream, prims::PinnedBuffer (&buffers)[2])
       : stream_(stream), chunk_bytes_(staging_bytes), buffers_(buffers) {}
 
   /// Copies `count` elements of `element_bytes` from `read` to `device`; returns the copy time (GPU-timed).
@@ -118,16 +63,16 @@ class StagedTransfer {
       const size_t items = std::min(chunk_items, count - first);
       void* staging = buffers_[chunk % 2].data();
       // The staging buffer is free once the copy issued from it two chunks ago has finished.
-      if (chunk >= 2) prims::check(cudaEventSynchronize(copies[chunk - 2].stop.get()), "waiting for a copy to the GPU");
+      if (chunk >= 2) copies[chunk - 2].stop.synchronize("waiting for a copy to the GPU");
       const auto read_start = Clock::now();
       read(first, items, staging);
       read_seconds += seconds_since(read_start);
       ChunkCopy& copy = copies.emplace_back();
-      prims::check(cudaEventRecord(copy.start.get(), stream_), "cudaEventRecord");
+      copy.start.record(stream_);
       prims::check(cudaMemcpyAsync(static_cast<char*>(device) + first * element_bytes, staging, items * element_bytes,
                                    cudaMemcpyHostToDevice, stream_),
                    "copying to the GPU");
-      prims::check(cudaEventRecord(copy.stop.get(), stream_), "cudaEventRecord");
+      copy.stop.record(stream_);
     }
     prims::check(cudaStreamSynchronize(stream_), "copying to the GPU");
     return total_seconds(copies);
@@ -142,15 +87,15 @@ class StagedTransfer {
     auto issue = [&](size_t chunk) {
       const size_t first = chunk * chunk_items;
       const size_t items = std::min(chunk_items, count - first);
-      prims::check(cudaEventRecord(copies[chunk].start.get(), stream_), "cudaEventRecord");
+      copies[chunk].start.record(stream_);
       prims::check(cudaMemcpyAsync(buffers_[chunk % 2].data(), static_cast<const char*>(device) + first * element_bytes,
                                    items * element_bytes, cudaMemcpyDeviceToHost, stream_),
                    "copying from the GPU");
-      prims::check(cudaEventRecord(copies[chunk].stop.get(), stream_), "cudaEventRecord");
+      copies[chunk].stop.record(stream_);
     };
     for (size_t chunk = 0; chunk < std::min<size_t>(chunks, 2); ++chunk) issue(chunk);
     for (size_t chunk = 0; chunk < chunks; ++chunk) {
-      prims::check(cudaEventSynchronize(copies[chunk].stop.get()), "copying from the GPU");
+      copies[chunk].stop.synchronize("copying from the GPU");
       const size_t first = chunk * chunk_items;
       const auto write_start = Clock::now();
       write(first, std::min(chunk_items, count - first), buffers_[chunk % 2].data());
@@ -163,13 +108,13 @@ class StagedTransfer {
  private:
   static double total_seconds(const std::vector<ChunkCopy>& copies) {
     double seconds = 0;
-    for (const ChunkCopy& copy : copies) seconds += elapsed_seconds(copy.start, copy.stop);
+    for (const ChunkCopy& copy : copies) seconds += prims::Event::seconds_between(copy.start, copy.stop);
     return seconds;
   }
 
   cudaStream_t stream_;
   size_t chunk_bytes_;
-  PinnedBuffer (&buffers_)[2];
+  prims::PinnedBuffer (&buffers_)[2];
 };
 
 __global__ void fill_indices(uint64_t* indices, size_t count) {
@@ -195,16 +140,18 @@ cudaError_t device_sort(const SortRequest& request, void* temp, size_t& temp_byt
   const auto order = request.descending ? prims::device::Order::Descending : prims::device::Order::Ascending;
   return visit_key_type(request.key_type, [&](auto key_tag) {
     using K = typename decltype(key_tag)::type;
+    // The bits above end_bit are the same in every key (a bucket of the out-of-core sort): no pass for them.
+    const int end_bit = std::min<int>(request.end_bit, 8 * sizeof(K));
     K* typed_keys = static_cast<K*>(keys);
     if (request.value_bytes == 0 && !request.argsort) {
       return prims::device::radix_sort_keys<K>(temp, temp_bytes, typed_keys, typed_keys, request.count, order, 0,
-                                               8 * sizeof(K), stream);
+                                               end_bit, stream);
     }
     return visit_value_width(request.argsort ? sizeof(uint64_t) : request.value_bytes, [&](auto value_tag) {
       using V = typename decltype(value_tag)::type;
       V* typed_values = static_cast<V*>(values);
       return prims::device::radix_sort_pairs<K, V>(temp, temp_bytes, typed_keys, typed_keys, typed_values, typed_values,
-                                                   request.count, order, 0, 8 * sizeof(K), stream);
+                                                   request.count, order, 0, end_bit, stream);
     });
   });
 }
@@ -233,6 +180,10 @@ std::shared_ptr<GpuResources> gpu_initialize() {
   return gpu;
 }
 
+namespace {
+
+/// Sorts on the GPU: streams the input up through the pinned staging buffers (reading the next chunk while the last
+/// one copies), sorts with prims::device::radix_sort_keys/pairs, and streams the output back the same way.
 void gpu_sort(GpuResources& gpu, const SortRequest& request, const SortIo& io, SortStats& stats) {
   stats.device = gpu.device;
   stats.gpu_context_seconds = gpu.context_seconds;
@@ -254,10 +205,11 @@ void gpu_sort(GpuResources& gpu, const SortRequest& request, const SortIo& io, S
   size_t total_bytes = 0;
   prims::check(cudaMemGetInfo(&free_bytes, &total_bytes), "cudaMemGetInfo");
   const size_t needed = key_bytes + value_bytes + temp_bytes;
+  // The plan only sorts what fits; this guards against memory that another program took since.
   if (needed > free_bytes) {
     throw AppError(fmt::format(
         "{} {} keys need {} of GPU memory (keys {}, values {}, sort scratch {}) but only {} of the {} {} is free; "
-        "sort a smaller file or use --backend cpu",
+        "retry with a smaller --gpu-memory",
         request.count, key_type_name(request.key_type), human_bytes(needed), human_bytes(key_bytes),
         human_bytes(value_bytes), human_bytes(temp_bytes), human_bytes(free_bytes), human_bytes(total_bytes),
         gpu.device));
@@ -306,13 +258,13 @@ void gpu_sort(GpuResources& gpu, const SortRequest& request, const SortIo& io, S
   }
   if (io.inputs_read) io.inputs_read();
 
-  Event sort_start;
-  Event sort_stop;
-  prims::check(cudaEventRecord(sort_start.get(), stream), "cudaEventRecord");
+  prims::Event sort_start;
+  prims::Event sort_stop;
+  sort_start.record(stream);
   prims::check(device_sort(request, temp.data(), temp_bytes, keys.data(), values.data(), stream), "sorting");
-  prims::check(cudaEventRecord(sort_stop.get(), stream), "cudaEventRecord");
+  sort_stop.record(stream);
   prims::check(cudaStreamSynchronize(stream), "sorting");
-  stats.sort_seconds = elapsed_seconds(sort_start, sort_stop);
+  stats.sort_seconds += prims::Event::seconds_between(sort_start, sort_stop);
 
   const size_t key_size = key_type_size(request.key_type);
   const std::byte* first_key = keys.data();
@@ -329,13 +281,169 @@ void gpu_sort(GpuResources& gpu, const SortRequest& request, const SortIo& io, S
     release();
     return;
   }
-  timed_download(keys.data(), key_size, io.write_keys);
-  stats.bytes_to_host += key_bytes;
+  if (io.write_keys) {
+    timed_download(keys.data(), key_size, io.write_keys);
+    stats.bytes_to_host += key_bytes;
+  }
   if (has_values) {
     timed_download(values.data(), request.value_bytes, io.write_values);
     stats.bytes_to_host += value_bytes;
   }
   release();
+}
+
+/// Calls the library's partition for the request's key and value types: `temp == nullptr` asks for the scratch size.
+cudaError_t device_partition(const PartitionRequest& request, void* temp, size_t& temp_bytes, const void* keys_in,
+                             void* keys_out, const void* values_in, void* values_out, size_t* offsets,
+                             cudaStream_t stream) {
+  const auto order = request.descending ? prims::device::Order::Descending : prims::device::Order::Ascending;
+  return visit_key_type(request.key_type, [&](auto key_tag) {
+    using K = typename decltype(key_tag)::type;
+    const K* typed_in = static_cast<const K*>(keys_in);
+    K* typed_out = static_cast<K*>(keys_out);
+    if (request.value_bytes == 0) {
+      return prims::device::radix_partition_keys<K>(temp, temp_bytes, typed_in, typed_out, request.count, offsets,
+                                                    request.begin_bit, request.end_bit, order, stream);
+    }
+    return visit_value_width(request.value_bytes, [&](auto value_tag) {
+      using V = typename decltype(value_tag)::type;
+      return prims::device::radix_partition_pairs<K, V>(
+          temp, temp_bytes, typed_in, typed_out, static_cast<const V*>(values_in), static_cast<V*>(values_out),
+          request.count, offsets, request.begin_bit, request.end_bit, order, stream);
+    });
+  });
+}
+
+/// Device memory that grows to the largest size asked for and is then reused (chunks are all about one size).
+class GrowingDeviceBuffer {
+ public:
+  std::byte* get(size_t bytes, const char* what) {
+    if (!buffer_ || capacity_ < bytes) {
+      buffer_.reset();
+      buffer_.emplace(allocate(std::max<size_t>(bytes, 1), what));
+      capacity_ = bytes;
+    }
+    return buffer_->data();
+  }
+
+ private:
+  std::optional<prims::DeviceBuffer<std::byte>> buffer_;
+  size_t capacity_ = 0;
+};
+
+class GpuBackend final : public SortBackend {
+ public:
+  explicit GpuBackend(std::shared_ptr<GpuResources> gpu) : gpu_(std::move(gpu)) {}
+
+  std::string device() const override { return gpu_->device; }
+
+  size_t sort_bytes(const SortRequest& request) override {
+    size_t temp_bytes = 0;
+    prims::check(device_sort(request, nullptr, temp_bytes, nullptr, nullptr, gpu_->stream.get()),
+                 "sizing the sort's scratch");
+    const size_t value_bytes = request.argsort ? sizeof(uint64_t) : request.value_bytes;
+    return request.count * (key_type_size(request.key_type) + value_bytes) + temp_bytes;
+  }
+
+  size_t partition_bytes(const PartitionRequest& request) override {
+    return 2 * request.count * (key_type_size(request.key_type) + request.value_bytes) + offsets_bytes(request) +
+           partition_temp_bytes(request);
+  }
+
+  size_t free_bytes() override {
+    prims::check(cudaSetDevice(0), "cudaSetDevice");
+    size_t free = 0;
+    size_t total = 0;
+    prims::check(cudaMemGetInfo(&free, &total), "cudaMemGetInfo");
+    return free;
+  }
+
+  bool sorts_in_host_memory() const override { return false; }
+
+  void sort(const SortRequest& request, const SortIo& io, SortStats& stats) override {
+    // Chunk buffers of the partitions give their memory to the sorts of the buckets.
+    release_partition_buffers();
+    gpu_sort(*gpu_, request, io, stats);
+  }
+
+  void partition(const PartitionRequest& request, const void* keys_in, const void* values_in, void* keys_out,
+                 void* values_out, size_t* bucket_offsets, SortStats& stats) override {
+    const auto start = Clock::now();
+    prims::check(cudaSetDevice(0), "cudaSetDevice");
+    const cudaStream_t stream = gpu_->stream.get();
+    const size_t key_bytes = request.count * key_type_size(request.key_type);
+    const size_t value_bytes = request.count * request.value_bytes;
+    size_t temp_bytes = partition_temp_bytes(request);
+    std::byte* device_keys_in = keys_in_.get(key_bytes, "chunk's keys");
+    std::byte* device_keys_out = keys_out_.get(key_bytes, "chunk's keys");
+    std::byte* device_values_in = value_bytes > 0 ? values_in_.get(value_bytes, "chunk's values") : nullptr;
+    std::byte* device_values_out = value_bytes > 0 ? values_out_.get(value_bytes, "chunk's values") : nullptr;
+    auto* device_offsets = reinterpret_cast<size_t*>(offsets_.get(offsets_bytes(request), "bucket offsets"));
+    std::byte* temp = temp_.get(temp_bytes, "partition scratch");
+    // The staging buffers are pinned, so these copies run at full speed; the stream orders them with the partition.
+    prims::check(cudaMemcpyAsync(device_keys_in, keys_in, key_bytes, cudaMemcpyHostToDevice, stream),
+                 "copying to the GPU");
+    if (value_bytes > 0) {
+      prims::check(cudaMemcpyAsync(device_values_in, values_in, value_bytes, cudaMemcpyHostToDevice, stream),
+                   "copying to the GPU");
+    }
+    prims::check(device_partition(request, temp, temp_bytes, device_keys_in, device_keys_out, device_values_in,
+                                  device_values_out, device_offsets, stream),
+                 "partitioning");
+    prims::check(cudaMemcpyAsync(keys_out, device_keys_out, key_bytes, cudaMemcpyDeviceToHost, stream),
+                 "copying from the GPU");
+    if (value_bytes > 0) {
+      prims::check(cudaMemcpyAsync(values_out, device_values_out, value_bytes, cudaMemcpyDeviceToHost, stream),
+                   "copying from the GPU");
+    }
+    prims::check(cudaMemcpyAsync(bucket_offsets, device_offsets, offsets_bytes(request), cudaMemcpyDeviceToHost,
+                                 stream),
+                 "copying from the GPU");
+    gpu_->stream.synchronize("partitioning");
+    stats.bytes_to_device += key_bytes + value_bytes;
+    stats.bytes_to_host += key_bytes + value_bytes;
+    stats.partition_seconds += seconds_since(start);
+  }
+
+  HostBuffer allocate_staging(size_t bytes) override {
+    auto pinned = std::make_shared<prims::PinnedBuffer>(std::max<size_t>(bytes, 1));
+    char* data = static_cast<char*>(pinned->data());
+    return {std::shared_ptr<void>(pinned, data), data, bytes};
+  }
+
+ private:
+  static size_t offsets_bytes(const PartitionRequest& request) { return (request.buckets() + 1) * sizeof(size_t); }
+
+  size_t partition_temp_bytes(const PartitionRequest& request) {
+    size_t temp_bytes = 0;
+    prims::check(device_partition(request, nullptr, temp_bytes, nullptr, nullptr, nullptr, nullptr, nullptr,
+                                  gpu_->stream.get()),
+                 "sizing the partition's scratch");
+    return temp_bytes;
+  }
+
+  void release_partition_buffers() {
+    keys_in_ = {};
+    keys_out_ = {};
+    values_in_ = {};
+    values_out_ = {};
+    offsets_ = {};
+    temp_ = {};
+  }
+
+  std::shared_ptr<GpuResources> gpu_;
+  GrowingDeviceBuffer keys_in_;
+  GrowingDeviceBuffer keys_out_;
+  GrowingDeviceBuffer values_in_;
+  GrowingDeviceBuffer values_out_;
+  GrowingDeviceBuffer offsets_;
+  GrowingDeviceBuffer temp_;
+};
+
+}  // namespace
+
+std::unique_ptr<SortBackend> make_gpu_backend(std::shared_ptr<GpuResources> gpu) {
+  return std::make_unique<GpuBackend>(std::move(gpu));
 }
 
 }  // namespace radix_sort

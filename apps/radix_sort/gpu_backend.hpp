@@ -14,9 +14,9 @@ struct GpuResources;
 /// Run it on a thread of its own at start-up so that this set-up overlaps reading the input. Throws prims::CudaError.
 std::shared_ptr<GpuResources> gpu_initialize();
 
-/// Sorts on the GPU: streams the input up through pinned staging buffers (reading the next chunk while the last one
-/// copies), sorts with prims::device::radix_sort_keys/pairs, and streams the output back the same way. Throws
-/// AppError when the data do not fit in free GPU memory, prims::CudaError for any other CUDA failure.
-void gpu_sort(GpuResources& gpu, const SortRequest& request, const SortIo& io, SortStats& stats);
+/// The GPU backend on `gpu`: sorts with prims::device::radix_sort_keys/pairs, streaming data through pinned staging
+/// buffers, and partitions chunks with prims::device::radix_partition_keys/pairs. Throws AppError when memory runs
+/// out, prims::CudaError for any other CUDA failure.
+std::unique_ptr<SortBackend> make_gpu_backend(std::shared_ptr<GpuResources> gpu);
 
 }  // namespace radix_sort

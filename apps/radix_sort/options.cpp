@@ -4,6 +4,10 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <cctype>
+#include <exception>
+#include <string>
+#include <tuple>
 #include <thread>
 #include <vector>
 
@@ -21,6 +25,34 @@ std::vector<std::string> type_names() {
 }
 
 }  // namespace
+
+std::optional<size_t> parse_byte_size(std::string_view text) {
+  size_t digits = 0;
+  while (digits < text.size() && ((text[digits] >= '0' && text[digits] <= '9') || text[digits] == '.')) ++digits;
+  if (digits == 0) return std::nullopt;
+  double number = 0;
+  try {
+    size_t used = 0;
+    number = std::stod(std::string(text.substr(0, digits)), &used);
+    if (used != digits) return std::nullopt;
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+  std::string unit(text.substr(digits));
+  for (char& c : unit) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  const std::string prefixes = "kmgt";
+  double scale = 1;
+  if (!unit.empty() && unit != "b") {
+    const size_t power = prefixes.find(unit[0]);
+    const std::string suffix = unit.substr(1);
+    if (power == std::string::npos || !(suffix.empty() || suffix == "ib" || suffix == "b")) return std::nullopt;
+    const double base = suffix == "b" ? 1000.0 : 1024.0;
+    for (size_t i = 0; i <= power; ++i) scale *= base;
+  }
+  const double bytes = number * scale;
+  if (bytes < 1 || bytes > 9.2e18) return std::nullopt;
+  return static_cast<size_t>(bytes);
+}
 
 std::optional<Options> parse_options(int argc, const char* const* argv) {
   CLI::App app{"Sorts a file of numbers on the GPU (binary, text or .npy)", "radix_sort"};
@@ -64,6 +96,19 @@ std::optional<Options> parse_options(int argc, const char* const* argv) {
   app.add_flag("--stats", options.stats, "Print counts, min/max and a time breakdown on stderr");
   app.add_option("--backend", backend, "Where to sort: auto (the GPU, or the CPU where there is none), gpu, cpu")
       ->check(CLI::IsMember({"auto", "gpu", "cpu"}));
+  std::string gpu_memory;
+  std::string host_memory;
+  bool progress = false;
+  bool no_progress = false;
+  app.add_option("--gpu-memory", gpu_memory,
+                 "Most GPU memory to use, e.g. 6GiB (default: what is free, less some headroom); larger inputs are "
+                 "sorted out of core, in buckets. With --backend cpu: the memory of each in-memory sort");
+  app.add_option("--host-memory", host_memory,
+                 "Most host memory for an out-of-core sort's buckets and staging, e.g. 16GiB (default: half of what "
+                 "is available); larger inputs spill to temporary files");
+  app.add_option("--tmpdir", options.tmpdir, "Directory for spill files (default: the output's directory)");
+  app.add_flag("--progress", progress, "Show a progress bar on stderr (default: on a terminal, for long runs)");
+  app.add_flag("--no-progress", no_progress, "Never show a progress bar");
   app.add_option("-j,--threads", options.threads, "Threads for reading, parsing and printing (default: all cores)")
       ->check(CLI::Range(1u, 1024u));
 
@@ -81,6 +126,15 @@ std::optional<Options> parse_options(int argc, const char* const* argv) {
   if (!type.empty()) options.type = parse_key_type(type);
   if (!values_type.empty()) options.values_type = parse_key_type(values_type);
   options.backend = backend == "gpu" ? Backend::Gpu : backend == "cpu" ? Backend::Cpu : Backend::Auto;
+
+  for (const auto& [text, limit, name] : {std::tuple{&gpu_memory, &options.gpu_memory, "--gpu-memory"},
+                                          std::tuple{&host_memory, &options.host_memory, "--host-memory"}}) {
+    if (text->empty()) continue;
+    *limit = parse_byte_size(*text);
+    if (!*limit) throw UsageError(fmt::format("{} '{}' is not a size such as 512MiB or 6GiB", name, *text));
+  }
+  if (progress && no_progress) throw UsageError("--progress and --no-progress exclude each other");
+  options.progress = progress ? ProgressMode::Always : no_progress ? ProgressMode::Never : ProgressMode::Auto;
 
   if (options.values_input.empty() != options.values_output.empty()) {
     throw UsageError("--values and --values-out go together (see --help)");

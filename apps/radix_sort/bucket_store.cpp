@@ -1,0 +1,153 @@
+#include "bucket_store.hpp"
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <stdexcept>
+
+#include "errors.hpp"
+
+namespace radix_sort {
+
+void BucketStore::append(size_t bucket, const void* keys, const void* values, size_t count) {
+  if (count == 0) return;
+  Piece piece;
+  piece.first = counts_[bucket];
+  piece.count = count;
+  piece.columns[BucketStore::keys] = store(keys, count * element_bytes_[BucketStore::keys]);
+  if (element_bytes_[BucketStore::values] > 0) {
+    piece.columns[BucketStore::values] = store(values, count * element_bytes_[BucketStore::values]);
+  }
+  pieces_[bucket].push_back(std::move(piece));
+  counts_[bucket] += count;
+}
+
+void BucketStore::read(size_t bucket, Column column, size_t first, size_t count, void* destination) {
+  if (first + count > counts_[bucket]) throw std::logic_error("BucketStore::read past the end of a bucket");
+  std::vector<Piece>& pieces = pieces_[bucket];
+  const size_t element = element_bytes_[column];
+  // The first piece that ends after `first`.
+  auto piece = std::upper_bound(pieces.begin(), pieces.end(), first,
+                                [](size_t index, const Piece& p) { return index < p.first + p.count; });
+  char* out = static_cast<char*>(destination);
+  const size_t end = first + count;
+  for (; piece != pieces.end() && piece->first < end; ++piece) {
+    const size_t from = std::max(first, piece->first);
+    const size_t to = std::min(end, piece->first + piece->count);
+    load(piece->columns[column], (from - piece->first) * element, (to - from) * element, out);
+    out += (to - from) * element;
+    if (to == piece->first + piece->count) drop(piece->columns[column], piece->count * element);
+  }
+}
+
+void BucketStore::release(size_t bucket) {
+  for (Piece& piece : pieces_[bucket]) {
+    for (int column : {BucketStore::keys, BucketStore::values}) {
+      drop(piece.columns[column], piece.count * element_bytes_[column]);
+    }
+  }
+  pieces_[bucket].clear();
+  pieces_[bucket].shrink_to_fit();
+}
+
+namespace {
+
+class HostBucketStore final : public BucketStore {
+ public:
+  using BucketStore::BucketStore;
+
+ protected:
+  Location store(const void* bytes, size_t size) override {
+    Location location;
+    location.memory.reset(new char[size]);
+    std::memcpy(location.memory.get(), bytes, size);
+    return location;
+  }
+  void load(const Location& location, size_t offset, size_t size, void* destination) override {
+    if (!location.memory) throw std::logic_error("BucketStore: a piece read twice");
+    std::memcpy(destination, location.memory.get() + offset, size);
+  }
+  void drop(Location& location, size_t) override { location.memory.reset(); }
+};
+
+class SpillBucketStore final : public BucketStore {
+ public:
+  SpillBucketStore(size_t buckets, size_t key_bytes, size_t value_bytes, const std::string& directory,
+                   size_t& spilled_bytes)
+      : BucketStore(buckets, key_bytes, value_bytes), directory_(directory), spilled_bytes_(spilled_bytes) {
+    fd_ = ::open(directory.c_str(), O_TMPFILE | O_RDWR | O_EXCL | O_CLOEXEC, 0600);
+    if (fd_ < 0 && (errno == EOPNOTSUPP || errno == EISDIR || errno == EINVAL)) {
+      // A file system without O_TMPFILE: create the file and unlink it at once, so only the descriptor holds it.
+      std::string pattern = directory + "/.radix_sort.spill.XXXXXX";
+      fd_ = ::mkostemp(pattern.data(), O_CLOEXEC);
+      if (fd_ >= 0) ::unlink(pattern.c_str());
+    }
+    if (fd_ < 0) throw_system_error(fmt::format("cannot create a spill file in '{}'", directory));
+  }
+  ~SpillBucketStore() override { ::close(fd_); }
+
+ protected:
+  Location store(const void* bytes, size_t size) override {
+    Location location;
+    location.offset = end_;
+    const char* cursor = static_cast<const char*>(bytes);
+    size_t left = size;
+    while (left > 0) {
+      const ssize_t written = ::pwrite(fd_, cursor, left, static_cast<off_t>(end_));
+      if (written < 0) {
+        if (errno == EINTR) continue;
+        throw_system_error(fmt::format("cannot write a spill file in '{}'", directory_));
+      }
+      cursor += written;
+      left -= static_cast<size_t>(written);
+      end_ += static_cast<size_t>(written);
+    }
+    spilled_bytes_ += size;
+    return location;
+  }
+  void load(const Location& location, size_t offset, size_t size, void* destination) override {
+    char* cursor = static_cast<char*>(destination);
+    size_t at = location.offset + offset;
+    while (size > 0) {
+      const ssize_t got = ::pread(fd_, cursor, size, static_cast<off_t>(at));
+      if (got < 0 && errno == EINTR) continue;
+      if (got <= 0) {
+        if (got == 0) errno = EIO;
+        throw_system_error(fmt::format("cannot read a spill file in '{}'", directory_));
+      }
+      cursor += got;
+      at += static_cast<size_t>(got);
+      size -= static_cast<size_t>(got);
+    }
+  }
+  void drop(Location& location, size_t size) override {
+    // Give the disk space back as buckets are consumed; where the file system cannot, it goes with the file.
+    if (size > 0) {
+      ::fallocate(fd_, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, static_cast<off_t>(location.offset),
+                  static_cast<off_t>(size));
+    }
+  }
+
+ private:
+  std::string directory_;
+  size_t& spilled_bytes_;
+  int fd_ = -1;
+  size_t end_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<BucketStore> make_host_bucket_store(size_t buckets, size_t key_bytes, size_t value_bytes) {
+  return std::make_unique<HostBucketStore>(buckets, key_bytes, value_bytes);
+}
+
+std::unique_ptr<BucketStore> make_spill_bucket_store(size_t buckets, size_t key_bytes, size_t value_bytes,
+                                                     const std::string& directory, size_t& spilled_bytes) {
+  return std::make_unique<SpillBucketStore>(buckets, key_bytes, value_bytes, directory, spilled_bytes);
+}
+
+}  // namespace radix_sort

@@ -1,0 +1,66 @@
+#pragma once
+// Where the out-of-core sort keeps its buckets between partitioning and sorting: host memory, or one spill file
+// that no name points to (so nothing is left behind however the program ends).
+
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace radix_sort {
+
+/// The buckets of one partition: each bucket is the pieces appended to it, in order. Each column (keys, values) of
+/// a bucket is read once, in order of `first`; what has been read is released as reading goes on.
+class BucketStore {
+ public:
+  enum Column { keys = 0, values = 1 };
+
+  BucketStore(size_t buckets, size_t key_bytes, size_t value_bytes)
+      : element_bytes_{key_bytes, value_bytes}, pieces_(buckets), counts_(buckets, 0) {}
+  virtual ~BucketStore() = default;
+  BucketStore(const BucketStore&) = delete;
+  BucketStore& operator=(const BucketStore&) = delete;
+
+  /// Appends `count` elements to `bucket` (values null without values).
+  void append(size_t bucket, const void* keys, const void* values, size_t count);
+  /// Copies elements [first, first + count) of one column of `bucket` into `destination`, and releases the pieces
+  /// wholly before `first + count`.
+  void read(size_t bucket, Column column, size_t first, size_t count, void* destination);
+  /// Releases what is left of `bucket`.
+  void release(size_t bucket);
+
+  size_t buckets() const { return counts_.size(); }
+  size_t count(size_t bucket) const { return counts_[bucket]; }
+  size_t element_bytes(Column column) const { return element_bytes_[column]; }
+
+ protected:
+  /// Where one column of a piece lies: a host allocation or an offset in the spill file.
+  struct Location {
+    std::unique_ptr<char[]> memory;
+    size_t offset = 0;
+  };
+  struct Piece {
+    size_t first = 0;  // the piece's first element within its bucket
+    size_t count = 0;
+    Location columns[2];
+  };
+  virtual Location store(const void* bytes, size_t size) = 0;
+  virtual void load(const Location& location, size_t offset, size_t size, void* destination) = 0;
+  virtual void drop(Location& location, size_t size) = 0;
+
+  size_t element_bytes_[2];
+
+ private:
+  std::vector<std::vector<Piece>> pieces_;
+  std::vector<size_t> counts_;
+};
+
+/// Buckets in host memory.
+std::unique_ptr<BucketStore> make_host_bucket_store(size_t buckets, size_t key_bytes, size_t value_bytes);
+
+/// Buckets in one anonymous spill file in `directory` (O_TMPFILE, or a file unlinked as soon as it is created).
+/// Throws AppError where the directory does not take one. `spilled_bytes` counts the bytes written.
+std::unique_ptr<BucketStore> make_spill_bucket_store(size_t buckets, size_t key_bytes, size_t value_bytes,
+                                                     const std::string& directory, size_t& spilled_bytes);
+
+}  // namespace radix_sort

@@ -1,0 +1,482 @@
+#include "out_of_core.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <condition_variable>
+#include <cstring>
+#include <deque>
+#include <exception>
+#include <mutex>
+#include <numeric>
+#include <optional>
+#include <thread>
+#include <vector>
+
+#include "bucket_store.hpp"
+#include "errors.hpp"
+#include "timing.hpp"
+
+namespace radix_sort {
+
+namespace {
+
+/// A partition is one 8-bit digit: 256 buckets, as many as one pass of the radix sort makes.
+constexpr int digit_bits = 8;
+/// Staging chunks of up to this many bytes (keys and values) run copies and file I/O near full speed.
+constexpr size_t max_chunk_bytes = size_t(64) << 20;
+/// Fewer elements than this per chunk would spend the time on per-chunk overheads.
+constexpr size_t min_chunk_elements = 256;
+/// Chunks in flight: one being read, one partitioned, one appended to the buckets.
+constexpr size_t staging_slots = 3;
+/// Chunk-sized buffers of output waiting to be written while the next bucket is read and sorted.
+constexpr size_t write_behind_buffers = 2;
+/// Host buffers of one chunk each: every staging slot holds a chunk twice (as read, and partitioned).
+constexpr size_t chunk_buffers = 2 * staging_slots + write_behind_buffers;
+
+size_t value_size(const SortRequest& request) { return request.argsort ? sizeof(uint64_t) : request.value_bytes; }
+
+/// A queue between two pipeline stages; closing it wakes every waiter (the end of the data, or an error).
+template <class T>
+class Channel {
+ public:
+  void push(T item) {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      items_.push_back(std::move(item));
+    }
+    ready_.notify_one();
+  }
+  /// The next item, or nothing once closed and drained.
+  std::optional<T> pop() {
+    std::unique_lock<std::mutex> lock(mutex_);
+    ready_.wait(lock, [&] { return !items_.empty() || closed_; });
+    if (items_.empty()) return std::nullopt;
+    T item = std::move(items_.front());
+    items_.pop_front();
+    return item;
+  }
+  void close() {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      closed_ = true;
+    }
+    ready_.notify_all();
+  }
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable ready_;
+  std::deque<T> items_;
+  bool closed_ = false;
+};
+
+/// One chunk's staging buffers: the input as read, and the same elements partitioned.
+struct StagingSlot {
+  HostBuffer keys_in;
+  HostBuffer values_in;
+  HostBuffer keys_out;
+  HostBuffer values_out;
+  size_t count = 0;
+  std::vector<size_t> offsets;
+};
+
+/// Writes the output on a thread of its own, in the order given, so that reading and sorting the next bucket
+/// overlap writing the last one. Data are copied into a few buffers of its own; a write waits for a free one.
+class WriteBehind {
+ public:
+  WriteBehind(SortBackend& backend, size_t buffer_bytes) : buffer_bytes_(buffer_bytes) {
+    for (HostBuffer& buffer : buffers_) {
+      buffer = backend.allocate_staging(buffer_bytes);
+      free_.push(buffer.data);
+    }
+    thread_ = std::thread([this] { drain(); });
+  }
+  WriteBehind(const WriteBehind&) = delete;
+  WriteBehind& operator=(const WriteBehind&) = delete;
+  ~WriteBehind() {
+    pending_.close();
+    if (thread_.joinable()) thread_.join();
+  }
+
+  /// Queues elements [first, first + count) for `writer`. Rethrows the error of an earlier write.
+  void write(const ChunkWriter& writer, size_t first, size_t count, size_t element_bytes, const void* source) {
+    const size_t piece = std::max<size_t>(buffer_bytes_ / element_bytes, 1);
+    for (size_t done = 0; done < count; done += piece) {
+      const size_t items = std::min(piece, count - done);
+      std::optional<char*> buffer = free_.pop();
+      if (!buffer) rethrow();
+      std::memcpy(*buffer, static_cast<const char*>(source) + done * element_bytes, items * element_bytes);
+      pending_.push(Job{&writer, first + done, items, *buffer});
+    }
+  }
+
+  /// Waits until everything queued is written; rethrows a write's error. Returns the time spent writing.
+  double finish() {
+    pending_.close();
+    thread_.join();
+    rethrow();
+    return write_seconds_;
+  }
+
+ private:
+  struct Job {
+    const ChunkWriter* writer;
+    size_t first;
+    size_t count;
+    char* data;
+  };
+
+  void drain() {
+    while (std::optional<Job> job = pending_.pop()) {
+      if (error_) {
+        free_.push(job->data);
+        continue;
+      }
+      try {
+        const auto start = Clock::now();
+        (*job->writer)(job->first, job->count, job->data);
+        write_seconds_ += seconds_since(start);
+        free_.push(job->data);
+      } catch (...) {
+        error_ = std::current_exception();
+        free_.close();  // wakes a writer waiting for a buffer, which then rethrows
+      }
+    }
+  }
+
+  void rethrow() {
+    if (error_) std::rethrow_exception(error_);
+  }
+
+  size_t buffer_bytes_;
+  HostBuffer buffers_[write_behind_buffers];
+  Channel<char*> free_;
+  Channel<Job> pending_;
+  std::exception_ptr error_;  // set by the writing thread before it closes free_
+  double write_seconds_ = 0;
+  std::thread thread_;
+};
+
+/// Fills the keys (and values) of a chunk with up to `max` elements; returns how many, 0 at the end.
+using ChunkSource = std::function<size_t(size_t max, void* keys, void* values)>;
+
+class OutOfCoreSort {
+ public:
+  OutOfCoreSort(SortBackend& backend, const SortRequest& request, const SortPlan& plan, const MemoryBudget& budget,
+                const OutOfCoreIo& io, Progress& progress, SortStats& stats)
+      : backend_(backend),
+        request_(request),
+        plan_(plan),
+        budget_(budget),
+        io_(io),
+        progress_(progress),
+        stats_(stats),
+        key_bytes_(key_type_size(request.key_type)),
+        value_bytes_(value_size(request)),
+        key_bits_(static_cast<int>(8 * key_bytes_)),
+        write_behind_(backend, plan.chunk_elements * (key_bytes_ + value_bytes_)) {
+    for (StagingSlot& slot : slots_) {
+      slot.keys_in = backend.allocate_staging(plan.chunk_elements * key_bytes_);
+      slot.keys_out = backend.allocate_staging(plan.chunk_elements * key_bytes_);
+      if (value_bytes_ > 0) {
+        slot.values_in = backend.allocate_staging(plan.chunk_elements * value_bytes_);
+        slot.values_out = backend.allocate_staging(plan.chunk_elements * value_bytes_);
+      }
+    }
+  }
+
+  size_t run() {
+    stats_.device = backend_.device();
+    stats_.plan = plan_.spill ? "out of core, buckets in spill files" : "out of core, buckets in host memory";
+    const size_t input_bytes = io_.keys->file_bytes() + (io_.values ? io_.values->file_bytes() : 0);
+    size_t next_index = 0;  // argsort: the index of the next key read
+    const ChunkSource read_input = [&](size_t max, void* keys, void* values) {
+      const auto start = Clock::now();
+      const size_t got = io_.keys->read(max, keys);
+      if (request_.argsort) {
+        std::iota(static_cast<uint64_t*>(values), static_cast<uint64_t*>(values) + got, uint64_t(next_index));
+      } else if (io_.values) {
+        const size_t values_got = io_.values->read(got, values);
+        unsigned char probe[8];
+        if (values_got < got || (got == 0 && io_.values->read(1, probe) > 0)) {
+          throw AppError(fmt::format("{} has {} values than {} has keys", io_.values->name(),
+                                     values_got < got ? "fewer" : "more", io_.keys->name()));
+        }
+      }
+      next_index += got;
+      stats_.read_seconds += seconds_since(start);
+      progress_.update("partitioning", io_.keys->bytes_read() + (io_.values ? io_.values->bytes_read() : 0),
+                       input_bytes);
+      return got;
+    };
+    total_elements_ = 0;
+    const int top_begin = std::max(0, key_bits_ - digit_bits);
+    std::unique_ptr<BucketStore> top = partition(read_input, top_begin, key_bits_);
+    for (size_t b = 0; b < top->buckets(); ++b) total_elements_ += top->count(b);
+    emit(*top, top_begin);
+    stats_.write_seconds += write_behind_.finish();
+    return total_elements_;
+  }
+
+ private:
+  std::unique_ptr<BucketStore> make_store() {
+    const size_t buckets = size_t(1) << digit_bits;
+    if (plan_.spill) {
+      return make_spill_bucket_store(buckets, key_bytes_, value_bytes_, io_.spill_directory, stats_.spilled_bytes);
+    }
+    return make_host_bucket_store(buckets, key_bytes_, value_bytes_);
+  }
+
+  /// Partitions everything `source` gives by the digit [begin_bit, end_bit) into a new store: reading, partitioning
+  /// on the backend and appending to the buckets run as three stages over the staging slots.
+  std::unique_ptr<BucketStore> partition(const ChunkSource& source, int begin_bit, int end_bit) {
+    std::unique_ptr<BucketStore> store = make_store();
+    PartitionRequest chunk_request;
+    chunk_request.key_type = request_.key_type;
+    chunk_request.descending = request_.descending;
+    chunk_request.value_bytes = value_bytes_;
+    chunk_request.begin_bit = begin_bit;
+    chunk_request.end_bit = end_bit;
+
+    Channel<StagingSlot*> free_slots;
+    Channel<StagingSlot*> read_slots;
+    Channel<StagingSlot*> partitioned_slots;
+    for (StagingSlot& slot : slots_) free_slots.push(&slot);
+    std::mutex error_mutex;
+    std::exception_ptr error;
+    const auto fail = [&](std::exception_ptr caught) {
+      {
+        std::lock_guard<std::mutex> lock(error_mutex);
+        if (!error) error = caught;
+      }
+      free_slots.close();
+      read_slots.close();
+      partitioned_slots.close();
+    };
+
+    std::thread reader([&] {
+      try {
+        while (std::optional<StagingSlot*> slot = free_slots.pop()) {
+          StagingSlot& s = **slot;
+          s.count = source(plan_.chunk_elements, s.keys_in.data, s.values_in.data);
+          if (s.count == 0) break;
+          read_slots.push(&s);
+        }
+        read_slots.close();
+      } catch (...) {
+        fail(std::current_exception());
+      }
+    });
+    std::thread appender([&] {
+      try {
+        while (std::optional<StagingSlot*> slot = partitioned_slots.pop()) {
+          StagingSlot& s = **slot;
+          for (size_t b = 0; b + 1 < s.offsets.size(); ++b) {
+            const size_t first = s.offsets[b];
+            store->append(b, s.keys_out.data + first * key_bytes_,
+                          value_bytes_ > 0 ? s.values_out.data + first * value_bytes_ : nullptr,
+                          s.offsets[b + 1] - first);
+          }
+          free_slots.push(&s);
+        }
+      } catch (...) {
+        fail(std::current_exception());
+      }
+    });
+    try {
+      while (std::optional<StagingSlot*> slot = read_slots.pop()) {
+        StagingSlot& s = **slot;
+        chunk_request.count = s.count;
+        s.offsets.assign(chunk_request.buckets() + 1, 0);
+        backend_.partition(chunk_request, s.keys_in.data, s.values_in.data, s.keys_out.data, s.values_out.data,
+                           s.offsets.data(), stats_);
+        partitioned_slots.push(&s);
+      }
+      partitioned_slots.close();
+    } catch (...) {
+      fail(std::current_exception());
+    }
+    reader.join();
+    appender.join();
+    if (error) std::rethrow_exception(error);
+    return store;
+  }
+
+  /// Writes the buckets of `store` (whose keys agree on every bit from `end_bit` up) in order, each sorted.
+  void emit(BucketStore& store, int end_bit) {
+    for (size_t b = 0; b < store.buckets(); ++b) {
+      const size_t count = store.count(b);
+      if (count == 0) continue;
+      SortRequest bucket_request = request_;
+      bucket_request.count = count;
+      bucket_request.end_bit = end_bit;
+      if (request_.argsort) {
+        // The indices travel as values: the bucket's own positions are not the input's.
+        bucket_request.argsort = false;
+        bucket_request.value_bytes = sizeof(uint64_t);
+      }
+      if (end_bit == 0) {
+        ++stats_.constant_buckets;
+        ++stats_.buckets;
+        copy_through(store, b);
+      } else if (backend_.sort_bytes(bucket_request) <= budget_.device_bytes) {
+        ++stats_.buckets;
+        sort_bucket(store, b, bucket_request);
+      } else {
+        ++stats_.repartitioned;
+        const int begin_bit = std::max(0, end_bit - digit_bits);
+        size_t cursor = 0;
+        const ChunkSource read_bucket = [&](size_t max, void* keys, void* values) {
+          const size_t got = std::min(max, count - cursor);
+          store.read(b, BucketStore::keys, cursor, got, keys);
+          if (value_bytes_ > 0) store.read(b, BucketStore::values, cursor, got, values);
+          cursor += got;
+          return got;
+        };
+        std::unique_ptr<BucketStore> child = partition(read_bucket, begin_bit, end_bit);
+        store.release(b);
+        emit(*child, begin_bit);
+        continue;
+      }
+      store.release(b);
+    }
+  }
+
+  /// Sorts one bucket on the backend, reading it from the store and writing it after the buckets before it.
+  void sort_bucket(BucketStore& store, size_t bucket, const SortRequest& bucket_request) {
+    const size_t base = written_;
+    SortIo io;
+    io.read_keys = [&](size_t first, size_t count, void* destination) {
+      store.read(bucket, BucketStore::keys, first, count, destination);
+    };
+    io.read_values = [&](size_t first, size_t count, void* destination) {
+      store.read(bucket, BucketStore::values, first, count, destination);
+    };
+    if (request_.argsort) {
+      io.write_values = [&](size_t first, size_t count, const void* source) {
+        write_behind_.write(io_.write_keys, base + first, count, value_bytes_, source);
+        report_written(base + first + count);
+      };
+    } else {
+      io.write_keys = [&](size_t first, size_t count, const void* source) {
+        write_behind_.write(io_.write_keys, base + first, count, key_bytes_, source);
+        report_written(base + first + count);
+      };
+      if (value_bytes_ > 0) {
+        io.write_values = [&](size_t first, size_t count, const void* source) {
+          write_behind_.write(io_.write_values, base + first, count, value_bytes_, source);
+        };
+      }
+    }
+    SortStats bucket_stats;
+    backend_.sort(bucket_request, io, bucket_stats);
+    stats_.device = bucket_stats.device;
+    stats_.read_seconds += bucket_stats.read_seconds;
+    stats_.to_device_seconds += bucket_stats.to_device_seconds;
+    stats_.sort_seconds += bucket_stats.sort_seconds;
+    stats_.to_host_seconds += bucket_stats.to_host_seconds;
+    stats_.write_seconds += bucket_stats.write_seconds;
+    stats_.setup_seconds += bucket_stats.setup_seconds;
+    stats_.to_device_copy_seconds += bucket_stats.to_device_copy_seconds;
+    stats_.to_host_copy_seconds += bucket_stats.to_host_copy_seconds;
+    stats_.bytes_to_device += bucket_stats.bytes_to_device;
+    stats_.bytes_to_host += bucket_stats.bytes_to_host;
+    stats_.gpu_context_seconds = bucket_stats.gpu_context_seconds;
+    stats_.gpu_staging_seconds = bucket_stats.gpu_staging_seconds;
+    record_extremes(bucket_stats.smallest_key.data(), bucket_stats.largest_key.data());
+    written_ = base + bucket_request.count;
+  }
+
+  /// Writes a bucket whose keys are all equal in the sort bits as it is: stable, so already in order.
+  void copy_through(BucketStore& store, size_t bucket) {
+    const size_t count = store.count(bucket);
+    StagingSlot& slot = slots_[0];
+    for (size_t first = 0; first < count; first += plan_.chunk_elements) {
+      const size_t items = std::min(plan_.chunk_elements, count - first);
+      store.read(bucket, BucketStore::keys, first, items, slot.keys_in.data);
+      if (value_bytes_ > 0) store.read(bucket, BucketStore::values, first, items, slot.values_in.data);
+      if (first == 0) record_extremes(slot.keys_in.data, slot.keys_in.data);
+      if (request_.argsort) {
+        write_behind_.write(io_.write_keys, written_, items, value_bytes_, slot.values_in.data);
+      } else {
+        write_behind_.write(io_.write_keys, written_, items, key_bytes_, slot.keys_in.data);
+        if (value_bytes_ > 0) write_behind_.write(io_.write_values, written_, items, value_bytes_, slot.values_in.data);
+      }
+      written_ += items;
+      report_written(written_);
+    }
+  }
+
+  /// Keeps the smallest and largest keys of the whole output from those of each bucket, in output order.
+  void record_extremes(const void* smallest, const void* largest) {
+    const bool first_bucket = !have_extremes_;
+    have_extremes_ = true;
+    // Ascending: the first bucket holds the smallest key and the last the largest; descending the reverse.
+    if (first_bucket || request_.descending) std::memcpy(stats_.smallest_key.data(), smallest, key_bytes_);
+    if (first_bucket || !request_.descending) std::memcpy(stats_.largest_key.data(), largest, key_bytes_);
+  }
+
+  void report_written(size_t elements) {
+    const size_t element = key_bytes_ + value_bytes_;
+    progress_.update("sorting", elements * element, total_elements_ * element);
+  }
+
+  SortBackend& backend_;
+  const SortRequest& request_;
+  const SortPlan& plan_;
+  const MemoryBudget& budget_;
+  const OutOfCoreIo& io_;
+  Progress& progress_;
+  SortStats& stats_;
+  size_t key_bytes_;
+  size_t value_bytes_;
+  int key_bits_;
+  StagingSlot slots_[staging_slots];
+  WriteBehind write_behind_;
+  size_t total_elements_ = 0;
+  size_t written_ = 0;
+  bool have_extremes_ = false;
+};
+
+}  // namespace
+
+SortPlan plan_sort(SortBackend& backend, const SortRequest& request, size_t in_core_host_bytes,
+                   const MemoryBudget& budget) {
+  SortPlan plan;
+  if (backend.sort_bytes(request) <= budget.device_bytes && in_core_host_bytes <= budget.host_bytes) return plan;
+  plan.in_core = false;
+  const size_t element_bytes = key_type_size(request.key_type) + value_size(request);
+  // The chunk buffers take at most an eighth of the host budget, and a chunk's partition must fit the backend's
+  // memory.
+  size_t chunk = std::min(max_chunk_bytes, budget.host_bytes / (8 * chunk_buffers)) / element_bytes;
+  PartitionRequest partition_request;
+  partition_request.key_type = request.key_type;
+  partition_request.value_bytes = value_size(request);
+  partition_request.end_bit = std::min(8, static_cast<int>(8 * key_type_size(request.key_type)));
+  for (;;) {
+    partition_request.count = chunk;
+    if (chunk < min_chunk_elements || backend.partition_bytes(partition_request) <= budget.device_bytes) break;
+    chunk /= 2;
+  }
+  if (chunk < min_chunk_elements) {
+    throw AppError(fmt::format("the memory budget (--gpu-memory {}, --host-memory {}) cannot hold a chunk of {} "
+                               "elements to partition",
+                               human_bytes(budget.device_bytes), human_bytes(budget.host_bytes), min_chunk_elements));
+  }
+  plan.chunk_elements = chunk;
+  plan.staging_bytes = chunk_buffers * chunk * element_bytes;
+  const size_t data_bytes = request.count * element_bytes;
+  // The CPU backend sorts each bucket in host memory too.
+  const size_t bucket_sort_bytes = backend.sorts_in_host_memory() ? budget.device_bytes : 0;
+  plan.spill = data_bytes + plan.staging_bytes + bucket_sort_bytes > budget.host_bytes;
+  return plan;
+}
+
+size_t sort_out_of_core(SortBackend& backend, const SortRequest& request, const SortPlan& plan,
+                      const MemoryBudget& budget, const OutOfCoreIo& io, Progress& progress, SortStats& stats) {
+  OutOfCoreSort sort(backend, request, plan, budget, io, progress, stats);
+  return sort.run();
+}
+
+}  // namespace radix_sort

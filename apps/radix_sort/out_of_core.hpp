@@ -1,0 +1,52 @@
+#pragma once
+// The out-of-core sort: for inputs larger than the backend's memory. The input is partitioned, chunk by chunk and in
+// input order, by the top digit of the ordered key bits into buckets kept in host memory or in a spill file; then
+// each bucket is sorted on the backend and written, in bucket order: the buckets written in order are the sorted
+// file, with no merge. A bucket too large for one sort is partitioned again on the next digit; one whose keys agree
+// in every sort bit is written as it is. Plain host code: the backend does the partitioning and sorting.
+
+#include <cstddef>
+#include <functional>
+#include <string>
+
+#include "backend.hpp"
+#include "input_stream.hpp"
+#include "progress.hpp"
+
+namespace radix_sort {
+
+/// The memory the sort may use.
+struct MemoryBudget {
+  size_t device_bytes = 0;  // the backend's sorting memory (GPU memory, or host memory for the CPU backend)
+  size_t host_bytes = 0;    // host memory for staging and buckets
+};
+
+/// How an input will be sorted.
+struct SortPlan {
+  bool in_core = true;
+  bool spill = false;         // buckets in a spill file rather than host memory
+  size_t chunk_elements = 0;  // elements partitioned at a time
+  size_t staging_bytes = 0;   // host memory of the staging ring
+};
+
+/// Decides the plan for sorting up to `request.count` elements (an upper bound where the count is not known) of
+/// `element_bytes` each (key and value) whose input takes `in_core_host_bytes` of host memory when loaded whole.
+/// Throws AppError where the budget cannot hold even a small chunk.
+SortPlan plan_sort(SortBackend& backend, const SortRequest& request, size_t in_core_host_bytes,
+                   const MemoryBudget& budget);
+
+/// Where the out-of-core sort's inputs come from and its outputs go.
+struct OutOfCoreIo {
+  ElementStream* keys = nullptr;
+  ElementStream* values = nullptr;  // null without values
+  ChunkWriter write_keys;           // the keys, or the permutation for argsort
+  ChunkWriter write_values;
+  std::string spill_directory;
+};
+
+/// Sorts by `plan` (not in core); returns the number of elements sorted (`request.count` is ignored: the streams say
+/// where they end). Throws AppError.
+size_t sort_out_of_core(SortBackend& backend, const SortRequest& request, const SortPlan& plan,
+                      const MemoryBudget& budget, const OutOfCoreIo& io, Progress& progress, SortStats& stats);
+
+}  // namespace radix_sort

@@ -1,0 +1,144 @@
+#pragma once
+// Running the built radix_sort in a scratch directory per test, and the helpers its end-to-end tests share.
+
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "gpu_test.cuh"
+#include "key_type.hpp"
+#include "reference_sort.hpp"
+
+#ifndef RADIX_SORT_BINARY
+#error "RADIX_SORT_BINARY must name the radix_sort executable"
+#endif
+
+namespace radix_sort::test {
+
+namespace fs = std::filesystem;
+
+struct RunResult {
+  int status = -1;
+  std::string out;
+  std::string err;
+};
+
+inline std::string read_file(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+inline void write_file(const fs::path& path, std::string_view bytes) {
+  std::ofstream(path, std::ios::binary).write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+}
+
+template <class K>
+std::string as_bytes(const std::vector<K>& values) {
+  return std::string(reinterpret_cast<const char*>(values.data()), values.size() * sizeof(K));
+}
+
+template <class K>
+std::vector<K> from_bytes(std::string_view bytes) {
+  std::vector<K> values(bytes.size() / sizeof(K));
+  if (!values.empty()) std::memcpy(values.data(), bytes.data(), values.size() * sizeof(K));
+  return values;
+}
+
+template <class K>
+std::vector<K> random_keys(size_t count, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<K> keys(count);
+  for (auto& key : keys) {
+    if constexpr (std::is_floating_point_v<K>) {
+      key = static_cast<K>(static_cast<double>(static_cast<int32_t>(rng() % 2001) - 1000) / 8);
+    } else {
+      key = static_cast<K>(rng());
+    }
+  }
+  if constexpr (std::is_floating_point_v<K>) {
+    const K nan = std::numeric_limits<K>::quiet_NaN();
+    const K specials[] = {
+        K(-0.0), K(0.0), nan, -nan, std::numeric_limits<K>::infinity(), -std::numeric_limits<K>::infinity()};
+    for (size_t i = 0; i < count; i += 5) keys[i] = specials[(i / 5) % std::size(specials)];
+  }
+  return keys;
+}
+
+/// A scratch directory per test, and running the program in it.
+class RadixSortApp : public testing::TestWithParam<const char*> {
+ protected:
+  void SetUp() override {
+    if (std::string(GetParam()) == "gpu") PRIMS_REQUIRE_GPU();
+    std::string name = testing::UnitTest::GetInstance()->current_test_info()->name();
+    for (char& c : name) c = std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+    directory_ = fs::temp_directory_path() / ("radix_sort_e2e_" + std::to_string(::getpid()) + "_" + name);
+    fs::remove_all(directory_);
+    fs::create_directories(directory_);
+  }
+  void TearDown() override { fs::remove_all(directory_); }
+
+  fs::path path(const std::string& name) const { return directory_ / name; }
+
+  /// The shell command that runs `radix_sort <arguments> --backend <param>` in the scratch directory.
+  std::string command(const std::string& arguments, bool with_backend = true) const {
+    return "cd '" + directory_.string() + "' && exec '" RADIX_SORT_BINARY "' " + arguments +
+           (with_backend ? std::string(" --backend ") + GetParam() : "") + " >stdout.txt 2>stderr.txt";
+  }
+
+  /// Runs `radix_sort <arguments> --backend <param>` (arguments are file names in the scratch directory).
+  RunResult run(const std::string& arguments, bool with_backend = true) const {
+    return finish(std::system(command(arguments, with_backend).c_str()));
+  }
+
+  /// The result of a run that ended with wait status `raw`; takes its stdout and stderr files.
+  RunResult finish(int raw) const {
+    RunResult result;
+    result.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+    result.out = read_file(path("stdout.txt"));
+    result.err = read_file(path("stderr.txt"));
+    fs::remove(path("stdout.txt"));
+    fs::remove(path("stderr.txt"));
+    return result;
+  }
+
+  /// Expects the failure contract: status 2, one error line mentioning `fragment`, no output, no temporary files.
+  void expect_failure(const std::string& arguments, const std::string& fragment, const char* output = "out",
+                      bool with_backend = true) {
+    const RunResult result = run(arguments, with_backend);
+    EXPECT_EQ(result.status, 2) << arguments;
+    EXPECT_EQ(result.err.rfind("radix_sort: error: ", 0), 0u) << result.err;
+    EXPECT_EQ(std::count(result.err.begin(), result.err.end(), '\n'), 1) << result.err;
+    EXPECT_NE(result.err.find(fragment), std::string::npos) << result.err;
+    EXPECT_FALSE(fs::exists(path(output))) << arguments;
+    for (const auto& entry : fs::directory_iterator(directory_)) {
+      EXPECT_EQ(entry.path().filename().string().find(".radix_sort."), std::string::npos) << entry.path();
+    }
+  }
+
+  template <class K>
+  void expect_binary_sort(size_t count, bool descending) {
+    const std::vector<K> keys = random_keys<K>(count, count + descending);
+    write_file(path("in.bin"), as_bytes(keys));
+    const std::string type(key_type_name(key_type_of<K>()));
+    const RunResult result = run("in.bin --type " + type + " -o out.bin" + (descending ? " -r" : ""));
+    ASSERT_EQ(result.status, 0) << result.err;
+    const std::vector<K> expected = gather(keys, stable_order(keys, descending));
+    EXPECT_TRUE(same_bits(from_bytes<K>(read_file(path("out.bin"))), expected)) << type << " n=" << count;
+  }
+
+  fs::path directory_;
+};
+
+}  // namespace radix_sort::test

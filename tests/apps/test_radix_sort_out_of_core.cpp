@@ -1,0 +1,558 @@
+// The out-of-core sort of radix_sort: its parts (partition, bucket stores, plan, streamed input, sizes, progress)
+// host-only, and end-to-end runs with small --gpu-memory and --host-memory caps that force buckets, partitioning
+// again and spill files, on the CPU backend here and on the GPU where there is one. Faults (a full disk, signals, an
+// unusable spill directory, an input that shrinks) must give one error line, exit status 2, an untouched target and
+// no temporary files.
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <numeric>
+#include <regex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "apps/app_test.hpp"
+#include "backend.hpp"
+#include "bucket_store.hpp"
+#include "cpu_sort.hpp"
+#include "errors.hpp"
+#include "file_io.hpp"
+#include "formats.hpp"
+#include "input_stream.hpp"
+#include "options.hpp"
+#include "out_of_core.hpp"
+#include "progress.hpp"
+
+namespace radix_sort {
+namespace {
+
+using namespace radix_sort::test;
+
+// ---- parts ------------------------------------------------------------------------------------------------------
+
+TEST(ByteSize, ParsesUnitsAndRejectsTheRest) {
+  EXPECT_EQ(parse_byte_size("1000"), 1000u);
+  EXPECT_EQ(parse_byte_size("512B"), 512u);
+  EXPECT_EQ(parse_byte_size("64k"), 64u << 10);
+  EXPECT_EQ(parse_byte_size("512MiB"), size_t(512) << 20);
+  EXPECT_EQ(parse_byte_size("6GiB"), size_t(6) << 30);
+  EXPECT_EQ(parse_byte_size("1G"), size_t(1) << 30);
+  EXPECT_EQ(parse_byte_size("1GB"), size_t(1000000000));
+  EXPECT_EQ(parse_byte_size("1.5KiB"), 1536u);
+  EXPECT_EQ(parse_byte_size("2T"), size_t(2) << 40);
+  for (const char* bad : {"", "0", "GiB", "-1G", "1X", "1GiBs", "1.2.3M", "0.1"}) {
+    EXPECT_FALSE(parse_byte_size(bad)) << bad;
+  }
+}
+
+std::optional<Options> parse(std::vector<const char*> args) {
+  args.insert(args.begin(), "radix_sort");
+  return parse_options(static_cast<int>(args.size()), args.data());
+}
+
+TEST(OutOfCoreOptions, ParseAndReject) {
+  const Options options = *parse({"in.bin", "--gpu-memory", "6GiB", "--host-memory", "512MiB", "--tmpdir", "/scratch",
+                                  "--progress"});
+  EXPECT_EQ(options.gpu_memory, size_t(6) << 30);
+  EXPECT_EQ(options.host_memory, size_t(512) << 20);
+  EXPECT_EQ(options.tmpdir, "/scratch");
+  EXPECT_EQ(options.progress, ProgressMode::Always);
+  EXPECT_EQ(parse({"in.bin", "--no-progress"})->progress, ProgressMode::Never);
+  const Options defaults = *parse({"in.bin"});
+  EXPECT_FALSE(defaults.gpu_memory);
+  EXPECT_FALSE(defaults.host_memory);
+  EXPECT_EQ(defaults.progress, ProgressMode::Auto);
+  EXPECT_THROW(parse({"in.bin", "--gpu-memory", "lots"}), UsageError);
+  EXPECT_THROW(parse({"in.bin", "--host-memory", "0"}), UsageError);
+  EXPECT_THROW(parse({"in.bin", "--progress", "--no-progress"}), UsageError);
+}
+
+TEST(ProgressLine, SaysPhaseBytesRateAndTimeLeft) {
+  const std::string line = Progress::line("partitioning", size_t(1) << 30, size_t(4) << 30, 2.0);
+  EXPECT_NE(line.find("partitioning"), std::string::npos) << line;
+  EXPECT_NE(line.find(" 25%"), std::string::npos) << line;
+  EXPECT_NE(line.find("1.00 GiB of 4.00 GiB"), std::string::npos) << line;
+  EXPECT_NE(line.find("512.0 MiB/s"), std::string::npos) << line;
+  EXPECT_NE(line.find("6s left"), std::string::npos) << line;
+  EXPECT_NE(Progress::line("sorting", 0, 100, 0).find("--"), std::string::npos);
+}
+
+TEST(CpuPartition, IsStableAndOrdersBucketsLikeTheSort) {
+  std::vector<int32_t> keys = random_keys<int32_t>(5000, 1);
+  for (size_t i = 0; i < keys.size(); i += 3) keys[i] = keys[i] % 50;  // many ties across buckets
+  std::vector<uint32_t> indices(keys.size());
+  std::iota(indices.begin(), indices.end(), 0u);
+  for (const bool descending : {false, true}) {
+    for (const auto& [begin_bit, end_bit] : {std::pair{24, 32}, std::pair{8, 16}, std::pair{0, 3}}) {
+      std::vector<int32_t> keys_out(keys.size());
+      std::vector<uint32_t> values_out(keys.size());
+      std::vector<size_t> offsets((size_t(1) << (end_bit - begin_bit)) + 1);
+      radix_partition_cpu(keys.data(), indices.data(), keys_out.data(), values_out.data(), keys.size(), begin_bit,
+                          end_bit, descending, offsets.data());
+      EXPECT_EQ(offsets.front(), 0u);
+      EXPECT_EQ(offsets.back(), keys.size());
+      // The reference: a stable sort by the digit alone.
+      std::vector<uint32_t> expected = indices;
+      std::stable_sort(expected.begin(), expected.end(), [&](uint32_t a, uint32_t b) {
+        return partition_digit(keys[a], descending, begin_bit, end_bit) <
+               partition_digit(keys[b], descending, begin_bit, end_bit);
+      });
+      EXPECT_EQ(values_out, expected);
+      for (size_t b = 0; b + 1 < offsets.size(); ++b) {
+        for (size_t i = offsets[b]; i < offsets[b + 1]; ++i) {
+          ASSERT_EQ(partition_digit(keys_out[i], descending, begin_bit, end_bit), b);
+          ASSERT_EQ(keys_out[i], keys[values_out[i]]);
+        }
+      }
+    }
+  }
+  // Top digit, ascending: bucket 0 holds the negative keys (the smallest).
+  std::vector<int32_t> two = {5, -5};
+  std::vector<int32_t> out(2);
+  std::vector<size_t> offsets(257);
+  radix_partition_cpu<int32_t, NoValues>(two.data(), nullptr, out.data(), nullptr, 2, 24, 32, false, offsets.data());
+  EXPECT_EQ(out, (std::vector<int32_t>{-5, 5}));
+}
+
+class BucketStoreTest : public testing::TestWithParam<bool> {
+ protected:
+  void SetUp() override {
+    directory_ = std::filesystem::temp_directory_path() / ("radix_sort_buckets_" + std::to_string(::getpid()));
+    std::filesystem::remove_all(directory_);
+    std::filesystem::create_directories(directory_);
+  }
+  void TearDown() override { std::filesystem::remove_all(directory_); }
+  std::unique_ptr<BucketStore> make(size_t buckets, size_t key_bytes, size_t value_bytes) {
+    if (GetParam()) return make_spill_bucket_store(buckets, key_bytes, value_bytes, directory_.string(), spilled_);
+    return make_host_bucket_store(buckets, key_bytes, value_bytes);
+  }
+  std::filesystem::path directory_;
+  size_t spilled_ = 0;
+};
+
+TEST_P(BucketStoreTest, ReadsBackPiecesInOrderAcrossPieceEdges) {
+  auto store = make(4, sizeof(uint32_t), sizeof(uint16_t));
+  std::vector<uint32_t> expected_keys;
+  std::vector<uint16_t> expected_values;
+  for (uint32_t piece = 0; piece < 20; ++piece) {
+    std::vector<uint32_t> keys(piece % 7 + 1);
+    std::vector<uint16_t> values(keys.size());
+    for (size_t i = 0; i < keys.size(); ++i) {
+      keys[i] = piece * 100 + static_cast<uint32_t>(i);
+      values[i] = static_cast<uint16_t>(keys[i] * 3);
+    }
+    store->append(2, keys.data(), values.data(), keys.size());
+    store->append(1, keys.data(), values.data(), 0);
+    expected_keys.insert(expected_keys.end(), keys.begin(), keys.end());
+    expected_values.insert(expected_values.end(), values.begin(), values.end());
+  }
+  ASSERT_EQ(store->count(2), expected_keys.size());
+  EXPECT_EQ(store->count(1), 0u);
+  // Read in uneven steps, keys then values, as the sorts do.
+  std::vector<uint32_t> keys(expected_keys.size());
+  std::vector<uint16_t> values(expected_values.size());
+  for (size_t first = 0; first < keys.size(); first += 5) {
+    const size_t count = std::min<size_t>(5, keys.size() - first);
+    store->read(2, BucketStore::keys, first, count, keys.data() + first);
+  }
+  store->read(2, BucketStore::values, 0, values.size(), values.data());
+  EXPECT_EQ(keys, expected_keys);
+  EXPECT_EQ(values, expected_values);
+  store->release(2);
+  EXPECT_EQ(spilled_, GetParam() ? expected_keys.size() * 6 : 0u);
+  // The spill file has no name: the directory stays empty while it is in use.
+  EXPECT_TRUE(std::filesystem::is_empty(directory_));
+}
+
+INSTANTIATE_TEST_SUITE_P(HostAndSpill, BucketStoreTest, testing::Values(false, true),
+                         [](const testing::TestParamInfo<bool>& info) { return info.param ? "spill" : "host"; });
+
+TEST(SpillStore, AnUnusableDirectoryIsOneError) {
+  size_t spilled = 0;
+  try {
+    make_spill_bucket_store(256, 4, 0, "/no/such/directory", spilled);
+    ADD_FAILURE() << "no error";
+  } catch (const AppError& error) {
+    EXPECT_NE(std::string(error.what()).find("cannot create a spill file in '/no/such/directory'"), std::string::npos)
+        << error.what();
+  }
+}
+
+TEST(Plan, InCoreThenHostBucketsThenSpillFiles) {
+  auto backend = make_cpu_backend();
+  SortRequest request;
+  request.key_type = KeyType::U32;
+  request.count = 1'000'000;
+  MemoryBudget budget{size_t(64) << 20, size_t(256) << 20};
+  EXPECT_TRUE(plan_sort(*backend, request, 0, budget).in_core);
+
+  budget.device_bytes = size_t(1) << 20;  // 8 MB of sort memory needed
+  SortPlan plan = plan_sort(*backend, request, 0, budget);
+  EXPECT_FALSE(plan.in_core);
+  EXPECT_FALSE(plan.spill);
+  EXPECT_GE(plan.chunk_elements, 256u);
+  EXPECT_LE(plan.staging_bytes, budget.host_bytes / 8);
+
+  budget.host_bytes = size_t(2) << 20;  // less than the 4 MB of keys
+  budget.device_bytes = size_t(512) << 10;
+  plan = plan_sort(*backend, request, 0, budget);
+  EXPECT_FALSE(plan.in_core);
+  EXPECT_TRUE(plan.spill);
+  EXPECT_LE(plan.staging_bytes, budget.host_bytes / 8);
+
+  budget.host_bytes = 4096;
+  EXPECT_THROW(plan_sort(*backend, request, 0, budget), AppError);
+}
+
+class StreamTest : public testing::Test {
+ protected:
+  void SetUp() override {
+    path_ = std::filesystem::temp_directory_path() / ("radix_sort_stream_" + std::to_string(::getpid()) + ".txt");
+  }
+  void TearDown() override { std::filesystem::remove(path_); }
+  std::filesystem::path path_;
+};
+
+TEST_F(StreamTest, TextIsParsedInBlocksWithTheRightLineNumbers) {
+  std::string text;
+  std::vector<int64_t> expected;
+  for (int64_t i = 0; i < 20000; ++i) {
+    const int64_t value = (i * 7919) % 100003 - 50000;
+    text += (i % 97 == 0 ? "\n  " : "") + std::to_string(value) + "\n";
+    expected.push_back(value);
+  }
+  text.pop_back();  // no newline at the end
+  write_file(path_, text);
+  const InputFile file = InputFile::open(path_.string());
+  ElementStream stream(file, Format::Text, KeyType::I64, 2, 4096);
+  EXPECT_FALSE(stream.count());
+  std::vector<int64_t> got;
+  std::vector<int64_t> chunk(333);
+  while (const size_t n = stream.read(chunk.size(), chunk.data())) got.insert(got.end(), chunk.begin(), chunk.begin() + n);
+  EXPECT_EQ(got, expected);
+  EXPECT_EQ(stream.bytes_read(), text.size());
+
+  write_file(path_, text + "\n12\noops\n");
+  const InputFile bad = InputFile::open(path_.string());
+  ElementStream bad_stream(bad, Format::Text, KeyType::I64, 2, 4096);
+  const size_t lines = static_cast<size_t>(std::count(text.begin(), text.end(), '\n')) + 1;
+  try {
+    while (bad_stream.read(chunk.size(), chunk.data()) > 0) {
+    }
+    ADD_FAILURE() << "no error";
+  } catch (const AppError& error) {
+    EXPECT_NE(std::string(error.what()).find(":" + std::to_string(lines + 2) + ": 'oops' is not a valid i64"),
+              std::string::npos)
+        << error.what();
+  }
+}
+
+TEST_F(StreamTest, BinaryThatShrinksIsAnError) {
+  write_file(path_, std::string(1 << 16, '\1'));
+  const InputFile file = InputFile::open(path_.string());
+  ElementStream stream(file, Format::Binary, KeyType::U32, 1);
+  ASSERT_EQ(stream.count(), size_t(1) << 14);
+  std::vector<uint32_t> chunk(1 << 12);
+  EXPECT_EQ(stream.read(chunk.size(), chunk.data()), chunk.size());
+  std::filesystem::resize_file(path_, 1000);
+  try {
+    stream.read(chunk.size(), chunk.data());
+    ADD_FAILURE() << "no error";
+  } catch (const AppError& error) {
+    EXPECT_NE(std::string(error.what()).find("shrank while being read"), std::string::npos) << error.what();
+  }
+}
+
+// ---- end to end -------------------------------------------------------------------------------------------------
+
+/// Sizes that force the out-of-core path: small files and caps on the CPU, larger ones on the GPU (whose sorts
+/// need some scratch memory of their own).
+struct Scale {
+  size_t count;            // keys per test file
+  std::string gpu_memory;  // far below the file's size
+  std::string host_memory; // small enough to spill
+};
+
+class OutOfCoreApp : public RadixSortApp {
+ protected:
+  Scale scale() const {
+    if (std::string(GetParam()) == "gpu") return {4'000'037, "3MiB", "8MiB"};
+    return {100'003, "64KiB", "256KiB"};
+  }
+  std::string caps(bool spill) const {
+    return " --gpu-memory " + scale().gpu_memory + (spill ? " --host-memory " + scale().host_memory : "") +
+           " --tmpdir spill --stats";
+  }
+  void SetUp() override {
+    RadixSortApp::SetUp();
+    if (!HasFatalFailure() && !IsSkipped()) fs::create_directories(path("spill"));
+  }
+  /// No spill file and no temporary output is left, and the run said which plan it took.
+  void expect_clean(const RunResult& result, const std::string& plan) {
+    EXPECT_NE(result.err.find("plan: " + plan), std::string::npos) << result.err;
+    EXPECT_TRUE(fs::is_empty(path("spill")));
+    for (const auto& entry : fs::directory_iterator(directory_)) {
+      EXPECT_EQ(entry.path().filename().string().find(".radix_sort."), std::string::npos) << entry.path();
+    }
+  }
+  /// The numbers in the --stats plan line.
+  static size_t plan_number(const std::string& err, const std::string& what) {
+    std::smatch match;
+    if (!std::regex_search(err, match, std::regex("(\\d+) " + what))) return 0;
+    return std::stoul(match[1]);
+  }
+};
+
+TEST_P(OutOfCoreApp, SortsEveryTypeBothWaysThroughBuckets) {
+  for (KeyType type : all_key_types) {
+    visit_key_type(type, [&](auto tag) {
+      using K = typename decltype(tag)::type;
+      const std::vector<K> keys = random_keys<K>(scale().count, 17);
+      write_file(path("in.bin"), as_bytes(keys));
+      const std::string name(key_type_name(type));
+      for (const bool descending : {false, true}) {
+        const RunResult result = run("in.bin -t " + name + " -o out.bin" + (descending ? " -r" : "") + caps(false));
+        ASSERT_EQ(result.status, 0) << result.err;
+        expect_clean(result, "out of core, buckets in host memory");
+        EXPECT_TRUE(same_bits(from_bytes<K>(read_file(path("out.bin"))), gather(keys, stable_order(keys, descending))))
+            << name << (descending ? " descending" : "");
+      }
+    });
+  }
+}
+
+TEST_P(OutOfCoreApp, SpillsPairsToAnonymousFiles) {
+  const std::vector<uint32_t> keys = random_keys<uint32_t>(scale().count, 5);
+  std::vector<uint16_t> values(keys.size());
+  for (size_t i = 0; i < values.size(); ++i) values[i] = static_cast<uint16_t>(i);
+  write_file(path("keys.bin"), as_bytes(keys));
+  write_file(path("values.bin"), as_bytes(values));
+  const RunResult result =
+      run("keys.bin -t u32 -r -o keys.out --values values.bin --values-type u16 --values-out values.out" + caps(true));
+  ASSERT_EQ(result.status, 0) << result.err;
+  expect_clean(result, "out of core, buckets in spill files");
+  EXPECT_GT(plan_number(result.err, "buckets sorted"), 1u);
+  const std::vector<uint64_t> order = stable_order(keys, true);
+  EXPECT_EQ(from_bytes<uint32_t>(read_file(path("keys.out"))), gather(keys, order));
+  EXPECT_EQ(from_bytes<uint16_t>(read_file(path("values.out"))), gather(values, order));
+}
+
+TEST_P(OutOfCoreApp, ArgsortsFloatsWithNanAndNegativeZero) {
+  const std::vector<float> keys = random_keys<float>(scale().count, 8);  // every fifth key -0.0, 0.0, NaN, -NaN, inf
+  write_file(path("in.npy"), make_npy_header(KeyType::F32, keys.size()) + as_bytes(keys));
+  for (const bool descending : {false, true}) {
+    const RunResult result = run(std::string("in.npy --argsort -o order.npy") + (descending ? " -r" : "") + caps(true));
+    ASSERT_EQ(result.status, 0) << result.err;
+    expect_clean(result, "out of core, buckets in spill files");
+    const std::string out = read_file(path("order.npy"));
+    const NpyHeader header = parse_npy_header(out, "order.npy");
+    EXPECT_EQ(header.type, KeyType::U64);
+    EXPECT_EQ(from_bytes<uint64_t>(std::string_view(out).substr(header.data_offset)), stable_order(keys, descending));
+  }
+  const RunResult sorted = run("in.npy -o out.npy" + caps(false));
+  ASSERT_EQ(sorted.status, 0) << sorted.err;
+  const std::string out = read_file(path("out.npy"));
+  EXPECT_TRUE(same_bits(from_bytes<float>(std::string_view(out).substr(parse_npy_header(out, "out.npy").data_offset)),
+                        gather(keys, stable_order(keys, false))));
+}
+
+TEST_P(OutOfCoreApp, SkewedKeysArePartitionedAgainAndEqualKeysWrittenAsTheyAre) {
+  // Four keys in five are one value: their bucket never fits and is split down to its last bit.
+  std::vector<uint64_t> keys = random_keys<uint64_t>(scale().count, 9);
+  for (size_t i = 0; i < keys.size(); ++i) {
+    if (i % 5 != 0) keys[i] = 0x1234567890abcdefull;
+    if (i % 7 == 0) keys[i] = 0x1234567890abcd00ull + i % 3;  // neighbours that share the top 56 bits
+  }
+  std::vector<uint64_t> values(keys.size());
+  std::iota(values.begin(), values.end(), uint64_t{0});
+  write_file(path("keys.bin"), as_bytes(keys));
+  write_file(path("values.bin"), as_bytes(values));
+  for (const bool spill : {false, true}) {
+    const RunResult result =
+        run("keys.bin -t u64 -o keys.out --values values.bin --values-type u64 --values-out values.out" + caps(spill));
+    ASSERT_EQ(result.status, 0) << result.err;
+    expect_clean(result, spill ? "out of core, buckets in spill files" : "out of core, buckets in host memory");
+    EXPECT_GE(plan_number(result.err, "partitioned again"), 7u) << result.err;
+    EXPECT_GE(plan_number(result.err, "of equal keys"), 1u) << result.err;
+    const std::vector<uint64_t> order = stable_order(keys, false);
+    EXPECT_EQ(from_bytes<uint64_t>(read_file(path("keys.out"))), gather(keys, order));
+    EXPECT_EQ(from_bytes<uint64_t>(read_file(path("values.out"))), order);  // stable: ties keep input order
+  }
+}
+
+TEST_P(OutOfCoreApp, StreamsTextInAndOut) {
+  const std::vector<int64_t> keys = random_keys<int64_t>(scale().count / 4, 12);
+  std::string text;
+  for (size_t i = 0; i < keys.size(); ++i) text += (i % 101 == 0 ? "\n " : "") + std::to_string(keys[i] >> 20) + "\n";
+  write_file(path("in.txt"), text);
+  const RunResult result = run("in.txt -t i64 -o out.txt" + caps(true));
+  ASSERT_EQ(result.status, 0) << result.err;
+  expect_clean(result, "out of core, buckets in spill files");
+  std::vector<int64_t> sorted;
+  for (const int64_t key : keys) sorted.push_back(key >> 20);
+  std::stable_sort(sorted.begin(), sorted.end());
+  std::string expected;
+  for (const int64_t key : sorted) expected += std::to_string(key) + "\n";
+  EXPECT_TRUE(read_file(path("out.txt")) == expected);
+
+  // An error far into the file names its line, counted across the blocks parsed so far.
+  write_file(path("bad.txt"), text + "7\nseven\n");
+  const size_t line = static_cast<size_t>(std::count(text.begin(), text.end(), '\n')) + 2;
+  expect_failure("bad.txt -t i64 -o out" + caps(true), "bad.txt:" + std::to_string(line) + ": 'seven' is not");
+}
+
+TEST_P(OutOfCoreApp, ValuesThatRunOutAreAnError) {
+  const std::vector<int32_t> keys = random_keys<int32_t>(scale().count, 2);
+  write_file(path("keys.bin"), as_bytes(keys));
+  // Too long to parse in memory under the cap, so it streams, and ends before the keys do.
+  std::string values;
+  for (size_t i = 0; i + 10 < keys.size(); ++i) values += "1234567\n";
+  write_file(path("values.txt"), values);
+  expect_failure("keys.bin -o out --values values.txt --values-out vout" + caps(true),
+                 "values.txt has fewer values than keys.bin has keys");
+  EXPECT_FALSE(fs::exists(path("vout")));
+}
+
+TEST_P(OutOfCoreApp, AutoBackendSortsOutOfCoreRatherThanFail) {
+  const std::vector<uint32_t> keys = random_keys<uint32_t>(scale().count, 3);
+  write_file(path("in.bin"), as_bytes(keys));
+  const RunResult result = run("in.bin -t u32 -o out.bin --backend auto" + caps(false), false);
+  ASSERT_EQ(result.status, 0) << result.err;
+  expect_clean(result, "out of core");
+  EXPECT_EQ(from_bytes<uint32_t>(read_file(path("out.bin"))), gather(keys, stable_order(keys, false)));
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, OutOfCoreApp, testing::Values("cpu", "gpu"),
+                         [](const testing::TestParamInfo<const char*>& info) { return std::string(info.param); });
+
+// ---- faults (CPU backend: host-only) ------------------------------------------------------------------------------
+
+class OutOfCoreFaults : public OutOfCoreApp {
+ protected:
+  /// Starts the command in a child process, with file sizes limited to `file_size_limit` bytes where non-zero (and
+  /// SIGXFSZ ignored, so writing past the limit fails with EFBIG rather than killing it).
+  pid_t start(const std::string& arguments, size_t file_size_limit = 0) const {
+    const std::string shell_command = command(arguments);
+    const pid_t child = ::fork();
+    if (child == 0) {
+      if (file_size_limit > 0) {
+        ::signal(SIGXFSZ, SIG_IGN);
+        const rlimit limit{file_size_limit, file_size_limit};
+        ::setrlimit(RLIMIT_FSIZE, &limit);
+      }
+      ::execl("/bin/sh", "sh", "-c", shell_command.c_str(), static_cast<char*>(nullptr));
+      ::_exit(127);
+    }
+    return child;
+  }
+  int wait(pid_t child) const {
+    int status = 0;
+    ::waitpid(child, &status, 0);
+    return status;
+  }
+  /// Waits until the process has a file open in the spill directory (its spill file, which has no name).
+  bool wait_for_spill_file(pid_t child) const {
+    const std::string spill = fs::canonical(path("spill")).string() + "/";
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+    while (std::chrono::steady_clock::now() < deadline) {
+      std::error_code error;
+      for (const auto& entry : fs::directory_iterator("/proc/" + std::to_string(child) + "/fd", error)) {
+        std::error_code link_error;
+        if (fs::read_symlink(entry.path(), link_error).string().rfind(spill, 0) == 0) return true;
+      }
+      if (::waitpid(child, nullptr, WNOHANG) == child) return false;
+      std::this_thread::sleep_for(std::chrono::microseconds(200));
+    }
+    return false;
+  }
+  /// An input that takes a while to spill: enough chunks that a signal arrives in the middle.
+  void write_large_input() {
+    write_file(path("in.bin"), as_bytes(random_keys<uint32_t>(size_t(6) << 20, 4)));
+    write_file(path("out"), "previous");
+  }
+  static constexpr const char* large_sort = "in.bin -t u32 -o out --gpu-memory 64KiB --host-memory 1MiB --tmpdir spill";
+  void expect_nothing_left() {
+    EXPECT_EQ(read_file(path("out")), "previous");
+    EXPECT_TRUE(fs::is_empty(path("spill")));
+    for (const auto& entry : fs::directory_iterator(directory_)) {
+      EXPECT_EQ(entry.path().filename().string().find(".radix_sort."), std::string::npos) << entry.path();
+    }
+  }
+};
+
+TEST_P(OutOfCoreFaults, DiskFullWhileWritingTheOutput) {
+  const std::vector<uint32_t> keys = random_keys<uint32_t>(200'000, 6);
+  write_file(path("in.bin"), as_bytes(keys));
+  write_file(path("out"), "previous");
+  // Host buckets: only the output is written, and it passes the limit.
+  const RunResult result = finish(wait(start("in.bin -t u32 -o out --gpu-memory 64KiB --tmpdir spill", 100'000)));
+  EXPECT_EQ(result.status, 2);
+  EXPECT_EQ(result.err, "radix_sort: error: cannot write 'out': File too large\n");
+  expect_nothing_left();
+}
+
+TEST_P(OutOfCoreFaults, DiskFullWhileWritingASpillFile) {
+  const std::vector<uint32_t> keys = random_keys<uint32_t>(200'000, 7);
+  write_file(path("in.bin"), as_bytes(keys));
+  write_file(path("out"), "previous");
+  const RunResult result =
+      finish(wait(start("in.bin -t u32 -o out --gpu-memory 64KiB --host-memory 256KiB --tmpdir spill", 100'000)));
+  EXPECT_EQ(result.status, 2);
+  EXPECT_EQ(result.err, "radix_sort: error: cannot write a spill file in 'spill': File too large\n");
+  expect_nothing_left();
+}
+
+TEST_P(OutOfCoreFaults, SignalsInTheMiddleOfASpillLeaveNothing) {
+  write_large_input();
+  for (const int signal_number : {SIGINT, SIGKILL}) {
+    const pid_t child = start(large_sort);
+    ASSERT_TRUE(wait_for_spill_file(child)) << "the sort ended before it spilled";
+    ::kill(child, signal_number);
+    const int status = wait(child);
+    EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == signal_number) << "signal " << signal_number;
+    finish(status);
+    expect_nothing_left();
+  }
+}
+
+TEST_P(OutOfCoreFaults, AnUnusableSpillDirectoryIsOneError) {
+  const std::vector<uint32_t> keys = random_keys<uint32_t>(50'000, 1);
+  write_file(path("in.bin"), as_bytes(keys));
+  const std::string sort = "in.bin -t u32 -o out --gpu-memory 16KiB --host-memory 128KiB";
+  expect_failure(sort + " --tmpdir missing", "cannot create a spill file in 'missing': No such file or directory");
+  write_file(path("plain"), "x");
+  expect_failure(sort + " --tmpdir plain", "cannot create a spill file in 'plain': Not a directory");
+  if (::geteuid() != 0) {
+    fs::create_directories(path("locked"));
+    fs::permissions(path("locked"), fs::perms::none);
+    expect_failure(sort + " --tmpdir locked", "cannot create a spill file in 'locked': Permission denied");
+    fs::permissions(path("locked"), fs::perms::owner_all);
+  }
+}
+
+TEST_P(OutOfCoreFaults, AnInputThatShrinksWhileReadIsOneError) {
+  write_large_input();
+  const pid_t child = start(large_sort);
+  ASSERT_TRUE(wait_for_spill_file(child)) << "the sort ended before it spilled";
+  fs::resize_file(path("in.bin"), 4096);
+  const RunResult result = finish(wait(child));
+  EXPECT_EQ(result.status, 2);
+  EXPECT_EQ(result.err.rfind("radix_sort: error: 'in.bin' shrank while being read", 0), 0u) << result.err;
+  EXPECT_EQ(std::count(result.err.begin(), result.err.end(), '\n'), 1) << result.err;
+  expect_nothing_left();
+}
+
+INSTANTIATE_TEST_SUITE_P(CpuBackend, OutOfCoreFaults, testing::Values("cpu"));
+
+}  // namespace
+}  // namespace radix_sort
