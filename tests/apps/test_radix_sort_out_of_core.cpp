@@ -321,9 +321,14 @@ TEST_P(OutOfCoreApp, SortsEveryTypeBothWaysThroughBuckets) {
       write_file(path("in.bin"), as_bytes(keys));
       const std::string name(key_type_name(type));
       for (const bool descending : {false, true}) {
-        const RunResult result = run("in.bin -t " + name + " -o out.bin" + (descending ? " -r" : "") + caps(false));
+        const RunResult result =
+            run("in.bin -t " + name + " -o out.bin" + (descending ? " -r" : "") + caps(false) + " --progress");
         ASSERT_EQ(result.status, 0) << result.err;
         expect_clean(result, "out of core, buckets in host memory");
+        // --progress draws the phases even off a terminal, and erases its line before --stats.
+        EXPECT_NE(result.err.find("\rradix_sort: partitioning "), std::string::npos);
+        EXPECT_NE(result.err.find("\rradix_sort: sorting "), std::string::npos);
+        EXPECT_NE(result.err.find("\r\033[Kradix_sort: "), std::string::npos);
         EXPECT_TRUE(same_bits(from_bytes<K>(read_file(path("out.bin"))), gather(keys, stable_order(keys, descending))))
             << name << (descending ? " descending" : "");
       }
@@ -343,6 +348,10 @@ TEST_P(OutOfCoreApp, SpillsPairsToAnonymousFiles) {
   expect_clean(result, "out of core, buckets in spill files");
   EXPECT_GT(plan_number(result.err, "buckets sorted"), 1u);
   const std::vector<uint64_t> order = stable_order(keys, true);
+  const auto [smallest, largest] = std::minmax_element(keys.begin(), keys.end());
+  EXPECT_NE(result.err.find("min " + std::to_string(*smallest) + ", max " + std::to_string(*largest)),
+            std::string::npos)
+      << result.err;
   EXPECT_EQ(from_bytes<uint32_t>(read_file(path("keys.out"))), gather(keys, order));
   EXPECT_EQ(from_bytes<uint16_t>(read_file(path("values.out"))), gather(values, order));
 }
