@@ -1,4 +1,5 @@
-// bench_partition: prims::device::radix_partition_keys / radix_partition_pairs (256 buckets by the top byte)
+// bench_partition: prims::device::radix_partition_keys / radix_partition_pairs (256 buckets by the top byte; the
+// plain call, and each pass algorithm explicitly)
 // against the same digit done by cub::DeviceRadixSort with begin_bit = 24, end_bit = 32 (one pass of CUB's sort:
 // the same stable partition) and thrust::stable_sort_by_key on the top byte (Thrust's way to a stable partition
 // into many buckets), same data, same run. Keys u32 and u32/u32 pairs, 2^16..2^28, key bit entropy 1.0 and 0.201.
@@ -31,32 +32,47 @@ struct TopByte {
   __host__ __device__ uint32_t operator()(uint32_t key) const { return key >> kBeginBit; }
 };
 
+/// Marks the plain partition call, which picks its algorithm.
+struct Default {};
+
 struct Buffers {
-  prims::DeviceBuffer<uint32_t> pristine, in, onesweep_out, tile_counts_out, cub_out, thrust_keys, thrust_digits;
-  prims::DeviceBuffer<uint32_t> values, values_in, onesweep_values, tile_counts_values, cub_values, thrust_values;
-  prims::DeviceBuffer<size_t> onesweep_offsets, tile_counts_offsets;
+  prims::DeviceBuffer<uint32_t> pristine, in, default_out, onesweep_out, tile_counts_out, cub_out, thrust_keys, thrust_digits;
+  prims::DeviceBuffer<uint32_t> values, values_in, default_values, onesweep_values, tile_counts_values, cub_values, thrust_values;
+  prims::DeviceBuffer<size_t> default_offsets, onesweep_offsets, tile_counts_offsets;
 
   Buffers(size_t n, bool pairs)
-      : pristine(n), in(n), onesweep_out(n), tile_counts_out(n), cub_out(n), thrust_keys(n), thrust_digits(n),
-        values(pairs ? n : 0), values_in(pairs ? n : 0), onesweep_values(pairs ? n : 0),
+      : pristine(n), in(n), default_out(n), onesweep_out(n), tile_counts_out(n), cub_out(n), thrust_keys(n), thrust_digits(n),
+        values(pairs ? n : 0), values_in(pairs ? n : 0), default_values(pairs ? n : 0),
+        onesweep_values(pairs ? n : 0),
         tile_counts_values(pairs ? n : 0), cub_values(pairs ? n : 0), thrust_values(n),
-        onesweep_offsets(kBuckets + 1), tile_counts_offsets(kBuckets + 1) {}
+        default_offsets(kBuckets + 1), onesweep_offsets(kBuckets + 1), tile_counts_offsets(kBuckets + 1) {}
 };
 
 void bench_case(prims::bench::Harness& harness, Buffers& b, size_t n, bool pairs, const char* variant) {
   const char* type = pairs ? "u32/u32" : "u32";
   if (!harness.selected({"partition", type, variant})) return;
   const cudaStream_t stream = harness.stream();
+  // The plain call (it picks the algorithm by n), or one algorithm explicitly.
   auto partition = [&](auto algorithm, void* temp, size_t& bytes, uint32_t* keys_out, uint32_t* values_out,
                        size_t* offsets, cudaStream_t s) {
-    constexpr RadixSortAlgorithm kAlgorithm = decltype(algorithm)::value;
-    if (pairs) {
-      return prims::device::radix_partition_pairs<kAlgorithm>(temp, bytes, b.in.data(), keys_out, b.values_in.data(),
-                                                              values_out, n, offsets, kBeginBit, kEndBit,
-                                                              prims::device::Order::Ascending, s);
+    if constexpr (std::is_same_v<decltype(algorithm), Default>) {
+      if (pairs) {
+        return prims::device::radix_partition_pairs(temp, bytes, b.in.data(), keys_out, b.values_in.data(),
+                                                    values_out, n, offsets, kBeginBit, kEndBit,
+                                                    prims::device::Order::Ascending, s);
+      }
+      return prims::device::radix_partition_keys(temp, bytes, b.in.data(), keys_out, n, offsets, kBeginBit, kEndBit,
+                                                 prims::device::Order::Ascending, s);
+    } else {
+      constexpr RadixSortAlgorithm kAlgorithm = decltype(algorithm)::value;
+      if (pairs) {
+        return prims::device::radix_partition_pairs<kAlgorithm>(temp, bytes, b.in.data(), keys_out, b.values_in.data(),
+                                                                values_out, n, offsets, kBeginBit, kEndBit,
+                                                                prims::device::Order::Ascending, s);
+      }
+      return prims::device::radix_partition_keys<kAlgorithm>(temp, bytes, b.in.data(), keys_out, n, offsets, kBeginBit,
+                                                             kEndBit, prims::device::Order::Ascending, s);
     }
-    return prims::device::radix_partition_keys<kAlgorithm>(temp, bytes, b.in.data(), keys_out, n, offsets, kBeginBit,
-                                                           kEndBit, prims::device::Order::Ascending, s);
   };
   using Onesweep = std::integral_constant<RadixSortAlgorithm, RadixSortAlgorithm::Onesweep>;
   using TileCounts = std::integral_constant<RadixSortAlgorithm, RadixSortAlgorithm::TileCounts>;
@@ -67,15 +83,21 @@ void bench_case(prims::bench::Harness& harness, Buffers& b, size_t n, bool pairs
     }
     return cub::DeviceRadixSort::SortKeys(temp, bytes, b.in.data(), b.cub_out.data(), n, kBeginBit, kEndBit, s);
   };
-  size_t onesweep_bytes = 0, tile_counts_bytes = 0, cub_bytes = 0;
+  size_t default_bytes = 0, onesweep_bytes = 0, tile_counts_bytes = 0, cub_bytes = 0;
+  prims::check(partition(Default{}, nullptr, default_bytes, nullptr, nullptr, nullptr, stream), "prims size");
   prims::check(partition(Onesweep{}, nullptr, onesweep_bytes, nullptr, nullptr, nullptr, stream), "prims size");
   prims::check(partition(TileCounts{}, nullptr, tile_counts_bytes, nullptr, nullptr, nullptr, stream), "prims size");
   prims::check(cub_pass(nullptr, cub_bytes, stream), "cub size");
-  prims::DeviceBuffer<unsigned char> onesweep_temp(onesweep_bytes), tile_counts_temp(tile_counts_bytes),
+  prims::DeviceBuffer<unsigned char> default_temp(default_bytes), onesweep_temp(onesweep_bytes), tile_counts_temp(tile_counts_bytes),
       cub_temp(cub_bytes);
 
   std::vector<Contender> contenders = {
       {"prims", [&](cudaStream_t s) {
+         prims::check(partition(Default{}, default_temp.data(), default_bytes, b.default_out.data(),
+                                b.default_values.data(), b.default_offsets.data(), s),
+                      "prims");
+       }},
+      {"Onesweep", [&](cudaStream_t s) {
          prims::check(partition(Onesweep{}, onesweep_temp.data(), onesweep_bytes, b.onesweep_out.data(),
                                 b.onesweep_values.data(), b.onesweep_offsets.data(), s),
                       "prims Onesweep");
@@ -104,9 +126,10 @@ void bench_case(prims::bench::Harness& harness, Buffers& b, size_t n, bool pairs
     return prims::bench::same_bits(keys, b.cub_out.data(), n) &&
            (!pairs || prims::bench::same_bits(values, b.cub_values.data(), n));
   };
-  contenders[0].check = [&] { return agrees_with_cub(b.onesweep_out.data(), b.onesweep_values.data()); };
-  contenders[1].check = [&] { return agrees_with_cub(b.tile_counts_out.data(), b.tile_counts_values.data()); };
-  contenders[3].check = [&] { return agrees_with_cub(b.thrust_keys.data(), b.thrust_values.data()); };
+  contenders[0].check = [&] { return agrees_with_cub(b.default_out.data(), b.default_values.data()); };
+  contenders[1].check = [&] { return agrees_with_cub(b.onesweep_out.data(), b.onesweep_values.data()); };
+  contenders[2].check = [&] { return agrees_with_cub(b.tile_counts_out.data(), b.tile_counts_values.data()); };
+  contenders[4].check = [&] { return agrees_with_cub(b.thrust_keys.data(), b.thrust_values.data()); };
 
   auto prepare = [&] {
     prims::check(cudaMemcpyAsync(b.in.data(), b.pristine.data(), n * sizeof(uint32_t), cudaMemcpyDeviceToDevice,

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <limits>
 #include <numeric>
+#include <random>
 #include <type_traits>
 #include <vector>
 
@@ -24,6 +25,26 @@ std::vector<size_t> reference_sort_permutation(const std::vector<K>& keys, Order
     return sort_bits(keys[a], order, begin_bit, end_bit) < sort_bits(keys[b], order, begin_bit, end_bit);
   });
   return permutation;
+}
+
+/// Random keys of every bit pattern (floats included: every sign, exponent, NaN and denormal).
+template <class K>
+std::vector<K> random_keys(size_t n, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<K> keys(n);
+  for (auto& key : keys) {
+    const auto bits = static_cast<typename RadixKey<K>::Bits>(rng());
+    std::memcpy(&key, &bits, sizeof(K));
+  }
+  return keys;
+}
+
+/// Bit patterns as integers, so that NaNs compare equal to themselves in EXPECT_EQ.
+template <class K>
+std::vector<typename RadixKey<K>::Bits> bit_patterns(const std::vector<K>& keys) {
+  std::vector<typename RadixKey<K>::Bits> bits(keys.size());
+  for (size_t i = 0; i < keys.size(); ++i) bits[i] = RadixKey<K>::raw_bits(keys[i]);
+  return bits;
 }
 
 /// `items` rearranged by `permutation`.

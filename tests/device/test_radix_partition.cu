@@ -24,23 +24,8 @@ constexpr int kOnesweepTile = detail::OnesweepTile<detail::OnesweepPolicy<uint32
 constexpr int kTileCountsTile = detail::SortTile<detail::TileCountsPolicy<uint32_t, detail::NoValues>, uint32_t,
                                                  detail::NoValues, size_t>::kTileItems;
 
-template <class K>
-std::vector<K> random_keys(size_t n, uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::vector<K> keys(n);
-  for (auto& key : keys) {
-    const auto bits = static_cast<typename prims::RadixKey<K>::Bits>(rng());
-    std::memcpy(&key, &bits, sizeof(K));
-  }
-  return keys;
-}
-
-template <class K>
-std::vector<typename prims::RadixKey<K>::Bits> bit_patterns(const std::vector<K>& keys) {
-  std::vector<typename prims::RadixKey<K>::Bits> bits(keys.size());
-  for (size_t i = 0; i < keys.size(); ++i) bits[i] = prims::RadixKey<K>::raw_bits(keys[i]);
-  return bits;
-}
+using prims::test::bit_patterns;
+using prims::test::random_keys;
 
 struct PartitionCase {
   int begin_bit;

@@ -37,25 +37,8 @@ std::vector<size_t> sort_sizes() {
   return sizes;
 }
 
-/// Random keys of every bit pattern (floats included: every sign, exponent, NaN and denormal).
-template <class K>
-std::vector<K> random_keys(size_t n, uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::vector<K> keys(n);
-  for (auto& key : keys) {
-    const auto bits = static_cast<typename prims::RadixKey<K>::Bits>(rng());
-    std::memcpy(&key, &bits, sizeof(K));
-  }
-  return keys;
-}
-
-/// Bit patterns as integers, so that NaNs compare equal to themselves in EXPECT_EQ.
-template <class K>
-std::vector<typename prims::RadixKey<K>::Bits> bit_patterns(const std::vector<K>& keys) {
-  std::vector<typename prims::RadixKey<K>::Bits> bits(keys.size());
-  for (size_t i = 0; i < keys.size(); ++i) bits[i] = prims::RadixKey<K>::raw_bits(keys[i]);
-  return bits;
-}
+using prims::test::bit_patterns;
+using prims::test::random_keys;
 
 struct SortCase {
   Order order = Order::Ascending;

@@ -6,8 +6,9 @@
 // holds the smallest keys; Order::Descending reverses the buckets, so bucket 0 holds the largest). keys_out holds
 // bucket 0's keys, then bucket 1's, ..., each bucket in input order; values move with their keys.
 // bucket_offsets (device memory, 2^(end_bit - begin_bit) + 1 entries) receives each bucket's first index and,
-// last, n. It is the sort's own pass (Onesweep: one histogram read, one ranking pass; TileCounts from 2^30 keys),
-// so it costs one read and one write of the keys plus a histogram read, and every kernel is the sort's.
+// last, n. It is the sort's own pass, so every kernel is the sort's: Onesweep (one histogram read, one ranking pass:
+// one read and one write of the keys plus a histogram read) for large inputs, TileCounts for small ones and from
+// 2^30 keys; a template argument picks one explicitly.
 // Two-phase temporary storage; launches on `stream` and never synchronizes it; returns the first CUDA error; a bit
 // range that is not inside the key or is wider than 8 bits, or null bucket_offsets, is cudaErrorInvalidValue.
 // keys_in == keys_out (and values_in == values_out) partitions in place.
@@ -37,6 +38,26 @@ cudaError_t radix_partition(void* temp, size_t& temp_bytes, PassBuffers<K, V> io
                               n, stream);
 }
 
+/// Up to this many items the plain partition runs TileCounts, above it Onesweep: the faster of the two on the H100
+/// (bench_partition, u32 keys: TileCounts 16-128 us against Onesweep's 23-139 us from 2^16 to 2^24, Onesweep ahead
+/// from 2^26; u32/u32 pairs: TileCounts ahead to 2^22, even at 2^24). A single pass pays Onesweep's histogram and
+/// look-back set-up without the passes that amortize them in a sort. Depends on n alone, so the size query and the
+/// run agree.
+template <class V>
+inline constexpr size_t kPartitionTileCountsMaxItems = kHasValues<V> ? size_t{1} << 23 : size_t{1} << 24;
+
+template <class K, class V>
+cudaError_t radix_partition_default(void* temp, size_t& temp_bytes, PassBuffers<K, V> io, size_t n,
+                                    size_t* bucket_offsets, int begin_bit, int end_bit, Order order,
+                                    cudaStream_t stream) {
+  if (n <= kPartitionTileCountsMaxItems<V>) {
+    return radix_partition<device::RadixSortAlgorithm::TileCounts>(temp, temp_bytes, io, n, bucket_offsets,
+                                                                   begin_bit, end_bit, order, stream);
+  }
+  return radix_partition<device::RadixSortAlgorithm::Onesweep>(temp, temp_bytes, io, n, bucket_offsets, begin_bit,
+                                                               end_bit, order, stream);
+}
+
 }  // namespace prims::detail
 
 namespace prims::device {
@@ -64,8 +85,8 @@ template <class K>
 cudaError_t radix_partition_keys(void* temp, size_t& temp_bytes, const K* keys_in, K* keys_out, size_t n,
                                  size_t* bucket_offsets, int begin_bit, int end_bit, Order order = Order::Ascending,
                                  cudaStream_t stream = 0) {
-  return radix_partition_keys<RadixSortAlgorithm::Onesweep>(temp, temp_bytes, keys_in, keys_out, n, bucket_offsets,
-                                                            begin_bit, end_bit, order, stream);
+  const detail::PassBuffers<K, detail::NoValues> io{keys_in, keys_out, nullptr, nullptr};
+  return detail::radix_partition_default(temp, temp_bytes, io, n, bucket_offsets, begin_bit, end_bit, order, stream);
 }
 
 /// Partitions (key, value) pairs by key with the pass algorithm chosen explicitly.
@@ -87,9 +108,8 @@ template <class K, class V>
 cudaError_t radix_partition_pairs(void* temp, size_t& temp_bytes, const K* keys_in, K* keys_out, const V* values_in,
                                   V* values_out, size_t n, size_t* bucket_offsets, int begin_bit, int end_bit,
                                   Order order = Order::Ascending, cudaStream_t stream = 0) {
-  return radix_partition_pairs<RadixSortAlgorithm::Onesweep>(temp, temp_bytes, keys_in, keys_out, values_in,
-                                                             values_out, n, bucket_offsets, begin_bit, end_bit, order,
-                                                             stream);
+  const detail::PassBuffers<K, V> io{keys_in, keys_out, values_in, values_out};
+  return detail::radix_partition_default(temp, temp_bytes, io, n, bucket_offsets, begin_bit, end_bit, order, stream);
 }
 
 }  // namespace prims::device
