@@ -445,6 +445,22 @@ TEST_P(OutOfCoreApp, ValuesThatRunOutAreAnError) {
   EXPECT_FALSE(fs::exists(path("vout")));
 }
 
+TEST_P(OutOfCoreApp, SortsInPlaceAndThroughPipes) {
+  const std::vector<int32_t> keys = random_keys<int32_t>(scale().count, 21);
+  const std::vector<int32_t> sorted = gather(keys, stable_order(keys, false));
+  write_file(path("data.bin"), as_bytes(keys));
+  RunResult result = run("data.bin -o data.bin" + caps(true));
+  ASSERT_EQ(result.status, 0) << result.err;
+  expect_clean(result, "out of core, buckets in spill files");
+  EXPECT_EQ(from_bytes<int32_t>(read_file(path("data.bin"))), sorted);
+
+  write_file(path("data.bin"), as_bytes(keys));
+  result = run("- --type i32 < data.bin" + caps(false));
+  ASSERT_EQ(result.status, 0) << result.err;
+  EXPECT_NE(result.err.find("plan: out of core"), std::string::npos) << result.err;
+  EXPECT_EQ(from_bytes<int32_t>(result.out), sorted);
+}
+
 TEST_P(OutOfCoreApp, AutoBackendSortsOutOfCoreRatherThanFail) {
   const std::vector<uint32_t> keys = random_keys<uint32_t>(scale().count, 3);
   write_file(path("in.bin"), as_bytes(keys));
