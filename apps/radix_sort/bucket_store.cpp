@@ -39,7 +39,8 @@ void BucketStore::seal(size_t bucket) {
   piece.first = pieces_[bucket].empty() ? 0 : pieces_[bucket].back().first + pieces_[bucket].back().count;
   piece.count = open.count;
   for (int column : {BucketStore::keys, BucketStore::values}) {
-    if (element_bytes_[column] > 0) piece.columns[column] = store(open.columns[column], open.count * element_bytes_[column]);
+    const size_t element = element_bytes_[column];
+    if (element > 0) piece.columns[column] = store(open.columns[column], open.count * element);
   }
   pieces_[bucket].push_back(std::move(piece));
   open.count = 0;
@@ -105,7 +106,9 @@ class SpillBucketStore final : public BucketStore {
  public:
   SpillBucketStore(size_t buckets, size_t key_bytes, size_t value_bytes, size_t piece_elements,
                    const std::string& directory, size_t& spilled_bytes)
-      : BucketStore(buckets, key_bytes, value_bytes, piece_elements), directory_(directory), spilled_bytes_(spilled_bytes) {
+      : BucketStore(buckets, key_bytes, value_bytes, piece_elements),
+        directory_(directory),
+        spilled_bytes_(spilled_bytes) {
     fd_ = ::open(directory.c_str(), O_TMPFILE | O_RDWR | O_EXCL | O_CLOEXEC, 0600);
     if (fd_ < 0 && (errno == EOPNOTSUPP || errno == EISDIR || errno == EINVAL)) {
       // A file system without O_TMPFILE: create the file and unlink it at once, so only the descriptor holds it.

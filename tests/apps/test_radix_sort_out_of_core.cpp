@@ -251,7 +251,9 @@ TEST_F(StreamTest, TextIsParsedInBlocksWithTheRightLineNumbers) {
   EXPECT_FALSE(stream.count());
   std::vector<int64_t> got;
   std::vector<int64_t> chunk(333);
-  while (const size_t n = stream.read(chunk.size(), chunk.data())) got.insert(got.end(), chunk.begin(), chunk.begin() + n);
+  while (const size_t n = stream.read(chunk.size(), chunk.data())) {
+    got.insert(got.end(), chunk.begin(), chunk.begin() + static_cast<std::ptrdiff_t>(n));
+  }
   EXPECT_EQ(got, expected);
   EXPECT_EQ(stream.bytes_read(), text.size());
 
