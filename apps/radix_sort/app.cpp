@@ -1,7 +1,6 @@
 #include "app.hpp"
 
 #include <fmt/format.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -292,7 +291,8 @@ MemoryBudget memory_budget(const Options& options, SortBackend& backend) {
   budget.host_bytes = options.host_memory.value_or(available / 2);
   size_t device_free = backend.free_bytes();
   if (backend.sorts_in_host_memory()) {
-    device_free = budget.host_bytes / 2;
+    // The rest of the host budget goes to staging and the buckets' pieces and index.
+    device_free = budget.host_bytes / 4;
   } else {
     // The driver and other programs need some of the GPU's memory too.
     const size_t headroom = std::max(size_t(256) << 20, device_free / 20);

@@ -14,20 +14,49 @@
 namespace radix_sort {
 
 void BucketStore::append(size_t bucket, const void* keys, const void* values, size_t count) {
-  if (count == 0) return;
-  Piece piece;
-  piece.first = counts_[bucket];
-  piece.count = count;
-  piece.columns[BucketStore::keys] = store(keys, count * element_bytes_[BucketStore::keys]);
-  if (element_bytes_[BucketStore::values] > 0) {
-    piece.columns[BucketStore::values] = store(values, count * element_bytes_[BucketStore::values]);
+  OpenPiece& open = open_[bucket];
+  const void* sources[2] = {keys, values};
+  for (size_t done = 0; done < count;) {
+    const size_t items = std::min(count - done, piece_elements_ - open.count);
+    for (int column : {BucketStore::keys, BucketStore::values}) {
+      const size_t element = element_bytes_[column];
+      if (element == 0) continue;
+      if (!open.columns[column]) open.columns[column].reset(new char[piece_elements_ * element]);
+      std::memcpy(open.columns[column].get() + open.count * element,
+                  static_cast<const char*>(sources[column]) + done * element, items * element);
+    }
+    open.count += items;
+    done += items;
+    if (open.count == piece_elements_) seal(bucket);
   }
-  pieces_[bucket].push_back(std::move(piece));
   counts_[bucket] += count;
 }
 
+void BucketStore::seal(size_t bucket) {
+  OpenPiece& open = open_[bucket];
+  if (open.count == 0) return;
+  Piece piece;
+  piece.first = pieces_[bucket].empty() ? 0 : pieces_[bucket].back().first + pieces_[bucket].back().count;
+  piece.count = open.count;
+  for (int column : {BucketStore::keys, BucketStore::values}) {
+    const size_t element = element_bytes_[column];
+    if (element > 0) piece.columns[column] = store(open.columns[column], open.count * element);
+  }
+  pieces_[bucket].push_back(std::move(piece));
+  open.count = 0;
+}
+
+void BucketStore::finish_appending() {
+  for (size_t bucket = 0; bucket < open_.size(); ++bucket) {
+    seal(bucket);
+    for (auto& buffer : open_[bucket].columns) buffer.reset();
+  }
+}
+
 void BucketStore::read(size_t bucket, Column column, size_t first, size_t count, void* destination) {
-  if (first + count > counts_[bucket]) throw std::logic_error("BucketStore::read past the end of a bucket");
+  if (first + count > counts_[bucket] || open_[bucket].count > 0) {
+    throw std::logic_error("BucketStore::read past the end of a bucket, or before finish_appending");
+  }
   std::vector<Piece>& pieces = pieces_[bucket];
   const size_t element = element_bytes_[column];
   // The first piece that ends after `first`.
@@ -61,10 +90,9 @@ class HostBucketStore final : public BucketStore {
   using BucketStore::BucketStore;
 
  protected:
-  Location store(const void* bytes, size_t size) override {
+  Location store(std::unique_ptr<char[]>& buffer, size_t) override {
     Location location;
-    location.memory.reset(new char[size]);
-    std::memcpy(location.memory.get(), bytes, size);
+    location.memory = std::move(buffer);
     return location;
   }
   void load(const Location& location, size_t offset, size_t size, void* destination) override {
@@ -76,9 +104,11 @@ class HostBucketStore final : public BucketStore {
 
 class SpillBucketStore final : public BucketStore {
  public:
-  SpillBucketStore(size_t buckets, size_t key_bytes, size_t value_bytes, const std::string& directory,
-                   size_t& spilled_bytes)
-      : BucketStore(buckets, key_bytes, value_bytes), directory_(directory), spilled_bytes_(spilled_bytes) {
+  SpillBucketStore(size_t buckets, size_t key_bytes, size_t value_bytes, size_t piece_elements,
+                   const std::string& directory, size_t& spilled_bytes)
+      : BucketStore(buckets, key_bytes, value_bytes, piece_elements),
+        directory_(directory),
+        spilled_bytes_(spilled_bytes) {
     fd_ = ::open(directory.c_str(), O_TMPFILE | O_RDWR | O_EXCL | O_CLOEXEC, 0600);
     if (fd_ < 0 && (errno == EOPNOTSUPP || errno == EISDIR || errno == EINVAL)) {
       // A file system without O_TMPFILE: create the file and unlink it at once, so only the descriptor holds it.
@@ -91,10 +121,10 @@ class SpillBucketStore final : public BucketStore {
   ~SpillBucketStore() override { ::close(fd_); }
 
  protected:
-  Location store(const void* bytes, size_t size) override {
+  Location store(std::unique_ptr<char[]>& buffer, size_t size) override {
     Location location;
     location.offset = end_;
-    const char* cursor = static_cast<const char*>(bytes);
+    const char* cursor = buffer.get();
     size_t left = size;
     while (left > 0) {
       const ssize_t written = ::pwrite(fd_, cursor, left, static_cast<off_t>(end_));
@@ -141,13 +171,16 @@ class SpillBucketStore final : public BucketStore {
 
 }  // namespace
 
-std::unique_ptr<BucketStore> make_host_bucket_store(size_t buckets, size_t key_bytes, size_t value_bytes) {
-  return std::make_unique<HostBucketStore>(buckets, key_bytes, value_bytes);
+std::unique_ptr<BucketStore> make_host_bucket_store(size_t buckets, size_t key_bytes, size_t value_bytes,
+                                                    size_t piece_elements) {
+  return std::make_unique<HostBucketStore>(buckets, key_bytes, value_bytes, piece_elements);
 }
 
 std::unique_ptr<BucketStore> make_spill_bucket_store(size_t buckets, size_t key_bytes, size_t value_bytes,
-                                                     const std::string& directory, size_t& spilled_bytes) {
-  return std::make_unique<SpillBucketStore>(buckets, key_bytes, value_bytes, directory, spilled_bytes);
+                                                     size_t piece_elements, const std::string& directory,
+                                                     size_t& spilled_bytes) {
+  return std::make_unique<SpillBucketStore>(buckets, key_bytes, value_bytes, piece_elements, directory,
+                                            spilled_bytes);
 }
 
 }  // namespace radix_sort

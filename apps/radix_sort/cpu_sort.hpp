@@ -85,8 +85,9 @@ void radix_sort_cpu(K* keys, V* values, size_t count, bool descending) {
 /// The digit [begin_bit, end_bit) of a key's ordered bits: its bucket in a partition (descending reverses them).
 template <class K>
 size_t partition_digit(K key, bool descending, int begin_bit, int end_bit) {
-  const auto bits = sort_bits(key, descending);
-  return static_cast<size_t>((bits >> begin_bit) & ((typename prims::RadixKey<K>::Bits(1) << (end_bit - begin_bit)) - 1));
+  using Bits = typename prims::RadixKey<K>::Bits;
+  const Bits mask = static_cast<Bits>((Bits(1) << (end_bit - begin_bit)) - 1);
+  return static_cast<size_t>((sort_bits(key, descending) >> begin_bit) & mask);
 }
 
 /// Partitions `count` keys (and values; nullptr of NoValues without) stably by a digit of their ordered bits, as

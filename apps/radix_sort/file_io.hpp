@@ -40,10 +40,10 @@ class InputFile {
   std::string piped_;
 };
 
-/// An output that appears under its name only when complete: until then it is an unnamed file in the target's
-/// directory (O_TMPFILE; or, where the file system has none, a hidden temporary file that errors and signals remove). "-" writes to stdout directly, and so does a target that
-/// exists and is not a regular file (a FIFO, a device, a terminal). A symbolic link is written through: the file it
-/// names is replaced, the link stays.
+/// An output that appears under its name only when complete: until then it is an unnamed file in the target's directory
+/// (O_TMPFILE; or, where the file system has none, a hidden temporary file that errors and signals remove). "-" writes
+/// to stdout directly, and so does a target that exists and is not a regular file (a FIFO, a device, a terminal). A
+/// symbolic link is written through: the file it names is replaced, the link stays.
 /// Example:
 ///   AtomicOutput out("sorted.bin");
 ///   out.write(data, bytes);

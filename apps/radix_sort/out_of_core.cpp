@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <condition_variable>
 #include <cstring>
 #include <deque>
@@ -29,6 +30,8 @@ constexpr size_t max_chunk_bytes = size_t(64) << 20;
 constexpr size_t min_chunk_elements = 256;
 /// Chunks in flight: one being read, one partitioned, one appended to the buckets.
 constexpr size_t staging_slots = 3;
+/// Pieces of buckets of up to this many bytes make spill writes large enough to run at the disk's speed.
+constexpr size_t max_piece_bytes = size_t(4) << 20;
 /// Chunk-sized buffers of output waiting to be written while the next bucket is read and sorted.
 constexpr size_t write_behind_buffers = 2;
 /// Host buffers of one chunk each: every staging slot holds a chunk twice (as read, and partitioned).
@@ -223,9 +226,10 @@ class OutOfCoreSort {
   std::unique_ptr<BucketStore> make_store() {
     const size_t buckets = size_t(1) << digit_bits;
     if (plan_.spill) {
-      return make_spill_bucket_store(buckets, key_bytes_, value_bytes_, io_.spill_directory, stats_.spilled_bytes);
+      return make_spill_bucket_store(buckets, key_bytes_, value_bytes_, plan_.piece_elements, io_.spill_directory,
+                                     stats_.spilled_bytes);
     }
-    return make_host_bucket_store(buckets, key_bytes_, value_bytes_);
+    return make_host_bucket_store(buckets, key_bytes_, value_bytes_, plan_.piece_elements);
   }
 
   /// Partitions everything `source` gives by the digit [begin_bit, end_bit) into a new store: reading, partitioning
@@ -300,6 +304,7 @@ class OutOfCoreSort {
     reader.join();
     appender.join();
     if (error) std::rethrow_exception(error);
+    store->finish_appending();
     return store;
   }
 
@@ -466,10 +471,25 @@ SortPlan plan_sort(SortBackend& backend, const SortRequest& request, size_t in_c
   }
   plan.chunk_elements = chunk;
   plan.staging_bytes = chunk_buffers * chunk * element_bytes;
+  // The pieces the buckets gather take a quarter of the budget, and so may their index: the index grows with the
+  // data, so a budget too small for the file is an error rather than a budget overrun.
+  const size_t buckets = size_t(1) << digit_bits;
+  plan.piece_elements =
+      std::max<size_t>(std::min(max_piece_bytes, budget.host_bytes / 4 / buckets) / element_bytes, 1);
   const size_t data_bytes = request.count * element_bytes;
+  const size_t pieces = data_bytes / (plan.piece_elements * element_bytes) + buckets;
+  const size_t index_bytes = pieces * bucket_piece_index_bytes;
+  if (index_bytes > budget.host_bytes / 4) {
+    // index = data * buckets * 4 * entry / budget <= budget / 4: the budget must be at least this.
+    const double least = std::sqrt(static_cast<double>(data_bytes) * buckets * 16 * bucket_piece_index_bytes);
+    throw AppError(fmt::format("--host-memory {} is too small to sort {} out of core; give it at least {}",
+                               human_bytes(budget.host_bytes), human_bytes(data_bytes),
+                               human_bytes(static_cast<size_t>(least) + (size_t(1) << 20))));
+  }
   // The CPU backend sorts each bucket in host memory too.
   const size_t bucket_sort_bytes = backend.sorts_in_host_memory() ? budget.device_bytes : 0;
-  plan.spill = data_bytes + plan.staging_bytes + bucket_sort_bytes > budget.host_bytes;
+  plan.spill = data_bytes + plan.staging_bytes + budget.host_bytes / 4 + index_bytes + bucket_sort_bytes >
+               budget.host_bytes;
   return plan;
 }
 

@@ -27,6 +27,7 @@ struct SortPlan {
   bool spill = false;         // buckets in a spill file rather than host memory
   size_t chunk_elements = 0;  // elements partitioned at a time
   size_t staging_bytes = 0;   // host memory of the staging ring
+  size_t piece_elements = 0;  // elements a bucket gathers before it stores them as one piece
 };
 
 /// Decides the plan for sorting up to `request.count` elements (an upper bound where the count is not known) of

@@ -133,8 +133,9 @@ class BucketStoreTest : public testing::TestWithParam<bool> {
   }
   void TearDown() override { std::filesystem::remove_all(directory_); }
   std::unique_ptr<BucketStore> make(size_t buckets, size_t key_bytes, size_t value_bytes) {
-    if (GetParam()) return make_spill_bucket_store(buckets, key_bytes, value_bytes, directory_.string(), spilled_);
-    return make_host_bucket_store(buckets, key_bytes, value_bytes);
+    // Pieces of 4 elements: appends of 1 to 7 fill, split and leave them partly filled.
+    if (GetParam()) return make_spill_bucket_store(buckets, key_bytes, value_bytes, 4, directory_.string(), spilled_);
+    return make_host_bucket_store(buckets, key_bytes, value_bytes, 4);
   }
   std::filesystem::path directory_;
   size_t spilled_ = 0;
@@ -158,6 +159,7 @@ TEST_P(BucketStoreTest, ReadsBackPiecesInOrderAcrossPieceEdges) {
   }
   ASSERT_EQ(store->count(2), expected_keys.size());
   EXPECT_EQ(store->count(1), 0u);
+  store->finish_appending();
   // Read in uneven steps, keys then values, as the sorts do.
   std::vector<uint32_t> keys(expected_keys.size());
   std::vector<uint16_t> values(expected_values.size());
@@ -180,7 +182,7 @@ INSTANTIATE_TEST_SUITE_P(HostAndSpill, BucketStoreTest, testing::Values(false, t
 TEST(SpillStore, AnUnusableDirectoryIsOneError) {
   size_t spilled = 0;
   try {
-    make_spill_bucket_store(256, 4, 0, "/no/such/directory", spilled);
+    make_spill_bucket_store(256, 4, 0, 1024, "/no/such/directory", spilled);
     ADD_FAILURE() << "no error";
   } catch (const AppError& error) {
     EXPECT_NE(std::string(error.what()).find("cannot create a spill file in '/no/such/directory'"), std::string::npos)
@@ -212,6 +214,17 @@ TEST(Plan, InCoreThenHostBucketsThenSpillFiles) {
 
   budget.host_bytes = 4096;
   EXPECT_THROW(plan_sort(*backend, request, 0, budget), AppError);
+
+  // The index of the buckets' pieces grows with the data: too small a budget for the file is an error.
+  budget.host_bytes = size_t(1) << 20;
+  try {
+    plan_sort(*backend, request, 0, budget);
+    ADD_FAILURE() << "no error";
+  } catch (const AppError& error) {
+    EXPECT_NE(std::string(error.what()).find("--host-memory 1.0 MiB is too small to sort 3.8 MiB out of core"),
+              std::string::npos)
+        << error.what();
+  }
 }
 
 class StreamTest : public testing::Test {
@@ -238,7 +251,9 @@ TEST_F(StreamTest, TextIsParsedInBlocksWithTheRightLineNumbers) {
   EXPECT_FALSE(stream.count());
   std::vector<int64_t> got;
   std::vector<int64_t> chunk(333);
-  while (const size_t n = stream.read(chunk.size(), chunk.data())) got.insert(got.end(), chunk.begin(), chunk.begin() + n);
+  while (const size_t n = stream.read(chunk.size(), chunk.data())) {
+    got.insert(got.end(), chunk.begin(), chunk.begin() + static_cast<std::ptrdiff_t>(n));
+  }
   EXPECT_EQ(got, expected);
   EXPECT_EQ(stream.bytes_read(), text.size());
 
@@ -286,8 +301,8 @@ struct Scale {
 class OutOfCoreApp : public RadixSortApp {
  protected:
   Scale scale() const {
-    if (std::string(GetParam()) == "gpu") return {4'000'037, "3MiB", "8MiB"};
-    return {100'003, "64KiB", "256KiB"};
+    if (std::string(GetParam()) == "gpu") return {4'000'037, "3MiB", "16MiB"};
+    return {300'007, "64KiB", "2MiB"};
   }
   std::string caps(bool spill) const {
     return " --gpu-memory " + scale().gpu_memory + (spill ? " --host-memory " + scale().host_memory : "") +
@@ -321,9 +336,14 @@ TEST_P(OutOfCoreApp, SortsEveryTypeBothWaysThroughBuckets) {
       write_file(path("in.bin"), as_bytes(keys));
       const std::string name(key_type_name(type));
       for (const bool descending : {false, true}) {
-        const RunResult result = run("in.bin -t " + name + " -o out.bin" + (descending ? " -r" : "") + caps(false));
+        const RunResult result =
+            run("in.bin -t " + name + " -o out.bin" + (descending ? " -r" : "") + caps(false) + " --progress");
         ASSERT_EQ(result.status, 0) << result.err;
         expect_clean(result, "out of core, buckets in host memory");
+        // --progress draws the phases even off a terminal, and erases its line before --stats.
+        EXPECT_NE(result.err.find("\rradix_sort: partitioning "), std::string::npos);
+        EXPECT_NE(result.err.find("\rradix_sort: sorting "), std::string::npos);
+        EXPECT_NE(result.err.find("\r\033[Kradix_sort: "), std::string::npos);
         EXPECT_TRUE(same_bits(from_bytes<K>(read_file(path("out.bin"))), gather(keys, stable_order(keys, descending))))
             << name << (descending ? " descending" : "");
       }
@@ -343,6 +363,10 @@ TEST_P(OutOfCoreApp, SpillsPairsToAnonymousFiles) {
   expect_clean(result, "out of core, buckets in spill files");
   EXPECT_GT(plan_number(result.err, "buckets sorted"), 1u);
   const std::vector<uint64_t> order = stable_order(keys, true);
+  const auto [smallest, largest] = std::minmax_element(keys.begin(), keys.end());
+  EXPECT_NE(result.err.find("min " + std::to_string(*smallest) + ", max " + std::to_string(*largest)),
+            std::string::npos)
+      << result.err;
   EXPECT_EQ(from_bytes<uint32_t>(read_file(path("keys.out"))), gather(keys, order));
   EXPECT_EQ(from_bytes<uint16_t>(read_file(path("values.out"))), gather(values, order));
 }
@@ -423,6 +447,22 @@ TEST_P(OutOfCoreApp, ValuesThatRunOutAreAnError) {
   EXPECT_FALSE(fs::exists(path("vout")));
 }
 
+TEST_P(OutOfCoreApp, SortsInPlaceAndThroughPipes) {
+  const std::vector<int32_t> keys = random_keys<int32_t>(scale().count, 21);
+  const std::vector<int32_t> sorted = gather(keys, stable_order(keys, false));
+  write_file(path("data.bin"), as_bytes(keys));
+  RunResult result = run("data.bin -o data.bin" + caps(true));
+  ASSERT_EQ(result.status, 0) << result.err;
+  expect_clean(result, "out of core, buckets in spill files");
+  EXPECT_EQ(from_bytes<int32_t>(read_file(path("data.bin"))), sorted);
+
+  write_file(path("data.bin"), as_bytes(keys));
+  result = run("- --type i32 < data.bin" + caps(false));
+  ASSERT_EQ(result.status, 0) << result.err;
+  EXPECT_NE(result.err.find("plan: out of core"), std::string::npos) << result.err;
+  EXPECT_EQ(from_bytes<int32_t>(result.out), sorted);
+}
+
 TEST_P(OutOfCoreApp, AutoBackendSortsOutOfCoreRatherThanFail) {
   const std::vector<uint32_t> keys = random_keys<uint32_t>(scale().count, 3);
   write_file(path("in.bin"), as_bytes(keys));
@@ -480,7 +520,7 @@ class OutOfCoreFaults : public OutOfCoreApp {
     write_file(path("in.bin"), as_bytes(random_keys<uint32_t>(size_t(6) << 20, 4)));
     write_file(path("out"), "previous");
   }
-  static constexpr const char* large_sort = "in.bin -t u32 -o out --gpu-memory 64KiB --host-memory 1MiB --tmpdir spill";
+  static constexpr const char* large_sort = "in.bin -t u32 -o out --gpu-memory 64KiB --host-memory 8MiB --tmpdir spill";
   void expect_nothing_left() {
     EXPECT_EQ(read_file(path("out")), "previous");
     EXPECT_TRUE(fs::is_empty(path("spill")));
@@ -502,11 +542,11 @@ TEST_P(OutOfCoreFaults, DiskFullWhileWritingTheOutput) {
 }
 
 TEST_P(OutOfCoreFaults, DiskFullWhileWritingASpillFile) {
-  const std::vector<uint32_t> keys = random_keys<uint32_t>(200'000, 7);
+  const std::vector<uint32_t> keys = random_keys<uint32_t>(300'000, 7);
   write_file(path("in.bin"), as_bytes(keys));
   write_file(path("out"), "previous");
   const RunResult result =
-      finish(wait(start("in.bin -t u32 -o out --gpu-memory 64KiB --host-memory 256KiB --tmpdir spill", 100'000)));
+      finish(wait(start("in.bin -t u32 -o out --gpu-memory 64KiB --host-memory 1MiB --tmpdir spill", 100'000)));
   EXPECT_EQ(result.status, 2);
   EXPECT_EQ(result.err, "radix_sort: error: cannot write a spill file in 'spill': File too large\n");
   expect_nothing_left();
@@ -526,9 +566,9 @@ TEST_P(OutOfCoreFaults, SignalsInTheMiddleOfASpillLeaveNothing) {
 }
 
 TEST_P(OutOfCoreFaults, AnUnusableSpillDirectoryIsOneError) {
-  const std::vector<uint32_t> keys = random_keys<uint32_t>(50'000, 1);
+  const std::vector<uint32_t> keys = random_keys<uint32_t>(300'000, 1);
   write_file(path("in.bin"), as_bytes(keys));
-  const std::string sort = "in.bin -t u32 -o out --gpu-memory 16KiB --host-memory 128KiB";
+  const std::string sort = "in.bin -t u32 -o out --gpu-memory 16KiB --host-memory 1MiB";
   expect_failure(sort + " --tmpdir missing", "cannot create a spill file in 'missing': No such file or directory");
   write_file(path("plain"), "x");
   expect_failure(sort + " --tmpdir plain", "cannot create a spill file in 'plain': Not a directory");
