@@ -132,21 +132,10 @@ void bench_case(prims::bench::Harness& harness, Buffers& b, size_t n, bool pairs
   contenders[4].check = [&] { return agrees_with_cub(b.thrust_keys.data(), b.thrust_values.data()); };
 
   auto prepare = [&] {
-    prims::check(cudaMemcpyAsync(b.in.data(), b.pristine.data(), n * sizeof(uint32_t), cudaMemcpyDeviceToDevice,
-                                 stream),
-                 "restoring keys");
-    prims::check(cudaMemcpyAsync(b.thrust_keys.data(), b.pristine.data(), n * sizeof(uint32_t),
-                                 cudaMemcpyDeviceToDevice, stream),
-                 "restoring keys");
-    if (pairs) {
-      prims::check(cudaMemcpyAsync(b.values_in.data(), b.values.data(), n * sizeof(uint32_t),
-                                   cudaMemcpyDeviceToDevice, stream),
-                   "restoring values");
-      prims::check(cudaMemcpyAsync(b.thrust_values.data(), b.values.data(), n * sizeof(uint32_t),
-                                   cudaMemcpyDeviceToDevice, stream),
-                   "restoring values");
-    }
+    prims::bench::restore_inputs(b.in.data(), b.thrust_keys.data(), b.pristine.data(), b.values_in.data(),
+                                 b.thrust_values.data(), b.values.data(), n, pairs, stream);
   };
+
   const double bytes_per_item = 3.0 * sizeof(uint32_t) + (pairs ? 2.0 * sizeof(uint32_t) : 0.0);
   harness.run_case({"partition", type, variant}, n, bytes_per_item, contenders, prepare);
 }

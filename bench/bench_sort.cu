@@ -111,20 +111,10 @@ void bench_case(prims::bench::Harness& harness, Buffers<K>& b, size_t n, bool pa
   contenders[3].check = [&] { return agrees_with_cub(b.thrust_keys.data(), b.thrust_values.data()); };
 
   auto prepare = [&] {
-    prims::check(cudaMemcpyAsync(b.in.data(), b.pristine.data(), n * sizeof(K), cudaMemcpyDeviceToDevice, stream),
-                 "restoring keys");
-    prims::check(cudaMemcpyAsync(b.thrust_keys.data(), b.pristine.data(), n * sizeof(K), cudaMemcpyDeviceToDevice,
-                                 stream),
-                 "restoring keys");
-    if (pairs) {
-      prims::check(cudaMemcpyAsync(b.values_in.data(), b.values.data(), n * sizeof(uint32_t),
-                                   cudaMemcpyDeviceToDevice, stream),
-                   "restoring values");
-      prims::check(cudaMemcpyAsync(b.thrust_values.data(), b.values.data(), n * sizeof(uint32_t),
-                                   cudaMemcpyDeviceToDevice, stream),
-                   "restoring values");
-    }
+    prims::bench::restore_inputs(b.in.data(), b.thrust_keys.data(), b.pristine.data(), b.values_in.data(),
+                                 b.thrust_values.data(), b.values.data(), n, pairs, stream);
   };
+
   const double bytes_per_item = 2.0 * (sizeof(K) + (pairs ? sizeof(uint32_t) : 0));
   harness.run_case({"sort", type_name<K>(pairs), variant}, n, bytes_per_item, contenders, prepare);
 }

@@ -45,4 +45,16 @@ bool same_bits(const T* a, const T* b, size_t n) {
   return thrust::equal(thrust::device, wa, wa + n, wb);
 }
 
+/// A sort bench's fresh input before each timed run: the shared input and Thrust's in-place copy get the pristine
+/// keys again, and with pairs the values likewise.
+template <class K, class V>
+void restore_inputs(K* in, K* thrust_keys, const K* pristine, V* values_in, V* thrust_values, const V* values,
+                    size_t n, bool pairs, cudaStream_t stream) {
+  check(cudaMemcpyAsync(in, pristine, n * sizeof(K), cudaMemcpyDeviceToDevice, stream), "restoring keys");
+  check(cudaMemcpyAsync(thrust_keys, pristine, n * sizeof(K), cudaMemcpyDeviceToDevice, stream), "restoring keys");
+  if (!pairs) return;
+  check(cudaMemcpyAsync(values_in, values, n * sizeof(V), cudaMemcpyDeviceToDevice, stream), "restoring values");
+  check(cudaMemcpyAsync(thrust_values, values, n * sizeof(V), cudaMemcpyDeviceToDevice, stream), "restoring values");
+}
+
 }  // namespace prims::bench
