@@ -16,6 +16,7 @@
 
 #include "bucket_store.hpp"
 #include "errors.hpp"
+#include "parallel.hpp"
 #include "timing.hpp"
 
 namespace radix_sort {
@@ -88,7 +89,8 @@ struct StagingSlot {
 /// overlap writing the last one. Data are copied into a few buffers of its own; a write waits for a free one.
 class WriteBehind {
  public:
-  WriteBehind(SortBackend& backend, size_t buffer_bytes) : buffer_bytes_(buffer_bytes) {
+  WriteBehind(SortBackend& backend, size_t buffer_bytes, unsigned threads)
+      : buffer_bytes_(buffer_bytes), threads_(threads) {
     for (HostBuffer& buffer : buffers_) {
       buffer = backend.allocate_staging(buffer_bytes);
       free_.push(buffer.data);
@@ -109,7 +111,7 @@ class WriteBehind {
       const size_t items = std::min(piece, count - done);
       std::optional<char*> buffer = free_.pop();
       if (!buffer) rethrow();
-      std::memcpy(*buffer, static_cast<const char*>(source) + done * element_bytes, items * element_bytes);
+      parallel_copy(*buffer, static_cast<const char*>(source) + done * element_bytes, items * element_bytes, threads_);
       pending_.push(Job{&writer, first + done, items, *buffer});
     }
   }
@@ -150,6 +152,7 @@ class WriteBehind {
   }
 
   size_t buffer_bytes_;
+  unsigned threads_;
   HostBuffer buffers_[write_behind_buffers];
   Channel<char*> free_;
   Channel<Job> pending_;
@@ -174,7 +177,7 @@ class OutOfCoreSort {
         key_bytes_(key_type_size(request.key_type)),
         value_bytes_(value_size(request)),
         key_bits_(static_cast<int>(8 * key_bytes_)),
-        write_behind_(backend, plan.chunk_elements * (key_bytes_ + value_bytes_)) {
+        write_behind_(backend, plan.chunk_elements * (key_bytes_ + value_bytes_), io.threads) {
     for (StagingSlot& slot : slots_) {
       slot.keys_in = backend.allocate_staging(plan.chunk_elements * key_bytes_);
       slot.keys_out = backend.allocate_staging(plan.chunk_elements * key_bytes_);
