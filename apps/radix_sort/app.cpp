@@ -153,7 +153,7 @@ class OutputWriter {
         parallel_copy(output_.mapped() + cursor_, source, bytes, threads_);
         cursor_ += bytes;
       } else {
-        output_.write(source, bytes);
+        output_.write(source, bytes, threads_);
       }
     }
     if (progress_) progress_->update("writing", (first + count) * key_type_size(type_), count_ * key_type_size(type_));
@@ -435,6 +435,7 @@ int run(const Options& options) {
     io.write_keys = key_writer->chunk_writer();
     if (values) io.write_values = value_writer->chunk_writer();
     io.spill_directory = spill_directory(options);
+    io.threads = options.threads;
     request.count = sort_out_of_core(*backend, request, plan, budget, io, progress, stats);
     summary.key_bytes = request.count * key_type_size(request.key_type);
   }

@@ -5,11 +5,13 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <stdexcept>
 
 #include "errors.hpp"
+#include "parallel.hpp"
 
 namespace radix_sort {
 
@@ -30,6 +32,19 @@ void BucketStore::append(size_t bucket, const void* keys, const void* values, si
     if (open.count == piece_elements_) seal(bucket);
   }
   counts_[bucket] += count;
+}
+
+void BucketStore::append_partitioned(const size_t* offsets, const void* keys, const void* values) {
+  const auto append_bucket = [&](size_t bucket) {
+    const size_t first = offsets[bucket];
+    append(bucket, static_cast<const char*>(keys) + first * element_bytes_[BucketStore::keys],
+           values ? static_cast<const char*>(values) + first * element_bytes_[BucketStore::values] : nullptr,
+           offsets[bucket + 1] - first);
+  };
+  // Buckets share nothing while appending (the spill file hands out offsets atomically), so large chunks spread them
+  // over the threads.
+  const size_t bytes = offsets[buckets()] * (element_bytes_[BucketStore::keys] + element_bytes_[BucketStore::values]);
+  parallel_for(buckets(), bytes >= (size_t(8) << 20) ? threads_ : 1, append_bucket);
 }
 
 void BucketStore::seal(size_t bucket) {
@@ -62,15 +77,27 @@ void BucketStore::read(size_t bucket, Column column, size_t first, size_t count,
   // The first piece that ends after `first`.
   auto piece = std::upper_bound(pieces.begin(), pieces.end(), first,
                                 [](size_t index, const Piece& p) { return index < p.first + p.count; });
+  // The ranges of the pieces to copy, then copied (by several threads when large); pieces wholly read go.
+  struct Copy {
+    Piece* piece;
+    size_t from;  // within the piece
+    size_t to;
+    char* out;
+  };
+  std::vector<Copy> copies;
   char* out = static_cast<char*>(destination);
   const size_t end = first + count;
   for (; piece != pieces.end() && piece->first < end; ++piece) {
     const size_t from = std::max(first, piece->first);
     const size_t to = std::min(end, piece->first + piece->count);
-    load(piece->columns[column], (from - piece->first) * element, (to - from) * element, out);
+    copies.push_back({&*piece, from - piece->first, to - piece->first, out});
     out += (to - from) * element;
-    if (to == piece->first + piece->count) drop(piece->columns[column], piece->count * element);
   }
+  parallel_for(copies.size(), count * element >= (size_t(8) << 20) ? threads_ : 1, [&](size_t i) {
+    const Copy& copy = copies[i];
+    load(copy.piece->columns[column], copy.from * element, (copy.to - copy.from) * element, copy.out);
+    if (copy.to == copy.piece->count) drop(copy.piece->columns[column], copy.piece->count * element);
+  });
 }
 
 void BucketStore::release(size_t bucket) {
@@ -104,9 +131,9 @@ class HostBucketStore final : public BucketStore {
 
 class SpillBucketStore final : public BucketStore {
  public:
-  SpillBucketStore(size_t buckets, size_t key_bytes, size_t value_bytes, size_t piece_elements,
+  SpillBucketStore(size_t buckets, size_t key_bytes, size_t value_bytes, size_t piece_elements, unsigned threads,
                    const std::string& directory, size_t& spilled_bytes)
-      : BucketStore(buckets, key_bytes, value_bytes, piece_elements),
+      : BucketStore(buckets, key_bytes, value_bytes, piece_elements, threads),
         directory_(directory),
         spilled_bytes_(spilled_bytes) {
     fd_ = ::open(directory.c_str(), O_TMPFILE | O_RDWR | O_EXCL | O_CLOEXEC, 0600);
@@ -118,25 +145,24 @@ class SpillBucketStore final : public BucketStore {
     }
     if (fd_ < 0) throw_system_error(fmt::format("cannot create a spill file in '{}'", directory));
   }
-  ~SpillBucketStore() override { ::close(fd_); }
+  ~SpillBucketStore() override {
+    ::close(fd_);
+    spilled_bytes_ += end_.load();
+  }
 
  protected:
   Location store(std::unique_ptr<char[]>& buffer, size_t size) override {
     Location location;
-    location.offset = end_;
-    const char* cursor = buffer.get();
-    size_t left = size;
-    while (left > 0) {
-      const ssize_t written = ::pwrite(fd_, cursor, left, static_cast<off_t>(end_));
+    location.offset = end_.fetch_add(size);  // buckets append from several threads
+    for (size_t done = 0; done < size;) {
+      const ssize_t written =
+          ::pwrite(fd_, buffer.get() + done, size - done, static_cast<off_t>(location.offset + done));
       if (written < 0) {
         if (errno == EINTR) continue;
         throw_system_error(fmt::format("cannot write a spill file in '{}'", directory_));
       }
-      cursor += written;
-      left -= static_cast<size_t>(written);
-      end_ += static_cast<size_t>(written);
+      done += static_cast<size_t>(written);
     }
-    spilled_bytes_ += size;
     return location;
   }
   void load(const Location& location, size_t offset, size_t size, void* destination) override {
@@ -166,20 +192,20 @@ class SpillBucketStore final : public BucketStore {
   std::string directory_;
   size_t& spilled_bytes_;
   int fd_ = -1;
-  size_t end_ = 0;
+  std::atomic<size_t> end_{0};  // bytes handed out in the file
 };
 
 }  // namespace
 
 std::unique_ptr<BucketStore> make_host_bucket_store(size_t buckets, size_t key_bytes, size_t value_bytes,
-                                                    size_t piece_elements) {
-  return std::make_unique<HostBucketStore>(buckets, key_bytes, value_bytes, piece_elements);
+                                                    size_t piece_elements, unsigned threads) {
+  return std::make_unique<HostBucketStore>(buckets, key_bytes, value_bytes, piece_elements, threads);
 }
 
 std::unique_ptr<BucketStore> make_spill_bucket_store(size_t buckets, size_t key_bytes, size_t value_bytes,
-                                                     size_t piece_elements, const std::string& directory,
-                                                     size_t& spilled_bytes) {
-  return std::make_unique<SpillBucketStore>(buckets, key_bytes, value_bytes, piece_elements, directory,
+                                                     size_t piece_elements, unsigned threads,
+                                                     const std::string& directory, size_t& spilled_bytes) {
+  return std::make_unique<SpillBucketStore>(buckets, key_bytes, value_bytes, piece_elements, threads, directory,
                                             spilled_bytes);
 }
 

@@ -18,8 +18,9 @@ class BucketStore {
  public:
   enum Column { keys = 0, values = 1 };
 
-  BucketStore(size_t buckets, size_t key_bytes, size_t value_bytes, size_t piece_elements)
+  BucketStore(size_t buckets, size_t key_bytes, size_t value_bytes, size_t piece_elements, unsigned threads)
       : element_bytes_{key_bytes, value_bytes},
+        threads_(std::max(threads, 1u)),
         piece_elements_(std::max<size_t>(piece_elements, 1)),
         pieces_(buckets),
         open_(buckets),
@@ -30,6 +31,9 @@ class BucketStore {
 
   /// Appends `count` elements to `bucket` (values null without values).
   void append(size_t bucket, const void* keys, const void* values, size_t count);
+  /// Appends a partitioned chunk: bucket b's elements are [offsets[b], offsets[b + 1]) of `keys` (and `values`).
+  /// Large chunks are appended by several threads, a bucket each.
+  void append_partitioned(const size_t* offsets, const void* keys, const void* values);
   /// Stores the pieces still being gathered; reading may begin.
   void finish_appending();
   /// Copies elements [first, first + count) of one column of `bucket` into `destination`, and releases the pieces
@@ -59,6 +63,7 @@ class BucketStore {
   virtual void drop(Location& location, size_t size) = 0;
 
   size_t element_bytes_[2];
+  unsigned threads_;
 
  private:
   /// A bucket's piece being gathered.
@@ -74,15 +79,16 @@ class BucketStore {
   std::vector<size_t> counts_;
 };
 
-/// Buckets in host memory.
+/// Buckets in host memory. Large appends and reads run on up to `threads` threads.
 std::unique_ptr<BucketStore> make_host_bucket_store(size_t buckets, size_t key_bytes, size_t value_bytes,
-                                                    size_t piece_elements);
+                                                    size_t piece_elements, unsigned threads);
 
 /// Buckets in one anonymous spill file in `directory` (O_TMPFILE, or a file unlinked as soon as it is created).
-/// Throws AppError where the directory does not take one. `spilled_bytes` counts the bytes written.
+/// Throws AppError where the directory does not take one. `spilled_bytes` counts the bytes written (once the store
+/// is gone).
 std::unique_ptr<BucketStore> make_spill_bucket_store(size_t buckets, size_t key_bytes, size_t value_bytes,
-                                                     size_t piece_elements, const std::string& directory,
-                                                     size_t& spilled_bytes);
+                                                     size_t piece_elements, unsigned threads,
+                                                     const std::string& directory, size_t& spilled_bytes);
 
 /// Host memory one entry of a store's index of pieces takes, at most (with the growth of its vector).
 inline constexpr size_t bucket_piece_index_bytes = 2 * (4 * sizeof(size_t) + 2 * sizeof(void*));

@@ -60,8 +60,9 @@ class AtomicOutput {
   AtomicOutput& operator=(const AtomicOutput&) = delete;
   ~AtomicOutput();
 
-  /// Appends `bytes` bytes. Throws AppError (e.g. disk full).
-  void write(const void* data, size_t bytes);
+  /// Appends `bytes` bytes; a large block to a regular file is written by up to `threads` threads at once (page-cache
+  /// copies scale with threads). Throws AppError (e.g. disk full).
+  void write(const void* data, size_t bytes, unsigned threads = 1);
   /// Appends text.
   void write(std::string_view text) { write(text.data(), text.size()); }
 

@@ -16,6 +16,7 @@
 
 #include "bucket_store.hpp"
 #include "errors.hpp"
+#include "parallel.hpp"
 #include "timing.hpp"
 
 namespace radix_sort {
@@ -88,7 +89,8 @@ struct StagingSlot {
 /// overlap writing the last one. Data are copied into a few buffers of its own; a write waits for a free one.
 class WriteBehind {
  public:
-  WriteBehind(SortBackend& backend, size_t buffer_bytes) : buffer_bytes_(buffer_bytes) {
+  WriteBehind(SortBackend& backend, size_t buffer_bytes, unsigned threads)
+      : buffer_bytes_(buffer_bytes), threads_(threads) {
     for (HostBuffer& buffer : buffers_) {
       buffer = backend.allocate_staging(buffer_bytes);
       free_.push(buffer.data);
@@ -109,17 +111,16 @@ class WriteBehind {
       const size_t items = std::min(piece, count - done);
       std::optional<char*> buffer = free_.pop();
       if (!buffer) rethrow();
-      std::memcpy(*buffer, static_cast<const char*>(source) + done * element_bytes, items * element_bytes);
+      parallel_copy(*buffer, static_cast<const char*>(source) + done * element_bytes, items * element_bytes, threads_);
       pending_.push(Job{&writer, first + done, items, *buffer});
     }
   }
 
-  /// Waits until everything queued is written; rethrows a write's error. Returns the time spent writing.
-  double finish() {
+  /// Waits until everything queued is written; rethrows a write's error.
+  void finish() {
     pending_.close();
     thread_.join();
     rethrow();
-    return write_seconds_;
   }
 
  private:
@@ -137,9 +138,7 @@ class WriteBehind {
         continue;
       }
       try {
-        const auto start = Clock::now();
         (*job->writer)(job->first, job->count, job->data);
-        write_seconds_ += seconds_since(start);
         free_.push(job->data);
       } catch (...) {
         error_ = std::current_exception();
@@ -153,11 +152,11 @@ class WriteBehind {
   }
 
   size_t buffer_bytes_;
+  unsigned threads_;
   HostBuffer buffers_[write_behind_buffers];
   Channel<char*> free_;
   Channel<Job> pending_;
   std::exception_ptr error_;  // set by the writing thread before it closes free_
-  double write_seconds_ = 0;
   std::thread thread_;
 };
 
@@ -178,7 +177,7 @@ class OutOfCoreSort {
         key_bytes_(key_type_size(request.key_type)),
         value_bytes_(value_size(request)),
         key_bits_(static_cast<int>(8 * key_bytes_)),
-        write_behind_(backend, plan.chunk_elements * (key_bytes_ + value_bytes_)) {
+        write_behind_(backend, plan.chunk_elements * (key_bytes_ + value_bytes_), io.threads) {
     for (StagingSlot& slot : slots_) {
       slot.keys_in = backend.allocate_staging(plan.chunk_elements * key_bytes_);
       slot.keys_out = backend.allocate_staging(plan.chunk_elements * key_bytes_);
@@ -195,7 +194,6 @@ class OutOfCoreSort {
     const size_t input_bytes = io_.keys->file_bytes() + (io_.values ? io_.values->file_bytes() : 0);
     size_t next_index = 0;  // argsort: the index of the next key read
     const ChunkSource read_input = [&](size_t max, void* keys, void* values) {
-      const auto start = Clock::now();
       const size_t got = io_.keys->read(max, keys);
       if (request_.argsort) {
         std::iota(static_cast<uint64_t*>(values), static_cast<uint64_t*>(values) + got, uint64_t(next_index));
@@ -208,7 +206,6 @@ class OutOfCoreSort {
         }
       }
       next_index += got;
-      stats_.read_seconds += seconds_since(start);
       progress_.update("partitioning", io_.keys->bytes_read() + (io_.values ? io_.values->bytes_read() : 0),
                        input_bytes);
       return got;
@@ -218,7 +215,9 @@ class OutOfCoreSort {
     std::unique_ptr<BucketStore> top = partition(read_input, top_begin, key_bits_);
     for (size_t b = 0; b < top->buckets(); ++b) total_elements_ += top->count(b);
     emit(*top, top_begin);
-    stats_.write_seconds += write_behind_.finish();
+    const auto finish_start = Clock::now();
+    write_behind_.finish();
+    stats_.write_seconds += seconds_since(finish_start);
     return total_elements_;
   }
 
@@ -226,15 +225,18 @@ class OutOfCoreSort {
   std::unique_ptr<BucketStore> make_store() {
     const size_t buckets = size_t(1) << digit_bits;
     if (plan_.spill) {
-      return make_spill_bucket_store(buckets, key_bytes_, value_bytes_, plan_.piece_elements, io_.spill_directory,
-                                     stats_.spilled_bytes);
+      return make_spill_bucket_store(buckets, key_bytes_, value_bytes_, plan_.piece_elements, io_.threads,
+                                     io_.spill_directory, stats_.spilled_bytes);
     }
-    return make_host_bucket_store(buckets, key_bytes_, value_bytes_, plan_.piece_elements);
+    return make_host_bucket_store(buckets, key_bytes_, value_bytes_, plan_.piece_elements, io_.threads);
   }
 
   /// Partitions everything `source` gives by the digit [begin_bit, end_bit) into a new store: reading, partitioning
   /// on the backend and appending to the buckets run as three stages over the staging slots.
   std::unique_ptr<BucketStore> partition(const ChunkSource& source, int begin_bit, int end_bit) {
+    // Wall time on this thread: partitioning on the backend, and the rest waiting on reading and appending.
+    const auto start = Clock::now();
+    const double partition_seconds_before = stats_.partition_seconds;
     std::unique_ptr<BucketStore> store = make_store();
     PartitionRequest chunk_request;
     chunk_request.key_type = request_.key_type;
@@ -276,12 +278,7 @@ class OutOfCoreSort {
       try {
         while (std::optional<StagingSlot*> slot = partitioned_slots.pop()) {
           StagingSlot& s = **slot;
-          for (size_t b = 0; b + 1 < s.offsets.size(); ++b) {
-            const size_t first = s.offsets[b];
-            store->append(b, s.keys_out.data + first * key_bytes_,
-                          value_bytes_ > 0 ? s.values_out.data + first * value_bytes_ : nullptr,
-                          s.offsets[b + 1] - first);
-          }
+          store->append_partitioned(s.offsets.data(), s.keys_out.data, value_bytes_ > 0 ? s.values_out.data : nullptr);
           free_slots.push(&s);
         }
       } catch (...) {
@@ -305,6 +302,7 @@ class OutOfCoreSort {
     appender.join();
     if (error) std::rethrow_exception(error);
     store->finish_appending();
+    stats_.read_seconds += seconds_since(start) - (stats_.partition_seconds - partition_seconds_before);
     return store;
   }
 
@@ -454,7 +452,10 @@ SortPlan plan_sort(SortBackend& backend, const SortRequest& request, size_t in_c
   const size_t element_bytes = key_type_size(request.key_type) + value_size(request);
   // The chunk buffers take at most an eighth of the host budget, and a chunk's partition must fit the backend's
   // memory.
-  size_t chunk = std::min(max_chunk_bytes, budget.host_bytes / (8 * chunk_buffers)) / element_bytes;
+  // A file not much larger than the budget needs no more staging than half its size.
+  const size_t data_bytes = request.count * element_bytes;
+  const size_t staging_share = std::max(data_bytes / (2 * chunk_buffers), size_t(1) << 20);
+  size_t chunk = std::min({max_chunk_bytes, budget.host_bytes / (8 * chunk_buffers), staging_share}) / element_bytes;
   PartitionRequest partition_request;
   partition_request.key_type = request.key_type;
   partition_request.value_bytes = value_size(request);
@@ -476,7 +477,6 @@ SortPlan plan_sort(SortBackend& backend, const SortRequest& request, size_t in_c
   const size_t buckets = size_t(1) << digit_bits;
   plan.piece_elements =
       std::max<size_t>(std::min(max_piece_bytes, budget.host_bytes / 4 / buckets) / element_bytes, 1);
-  const size_t data_bytes = request.count * element_bytes;
   const size_t pieces = data_bytes / (plan.piece_elements * element_bytes) + buckets;
   const size_t index_bytes = pieces * bucket_piece_index_bytes;
   if (index_bytes > budget.host_bytes / 4) {

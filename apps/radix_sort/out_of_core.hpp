@@ -43,6 +43,7 @@ struct OutOfCoreIo {
   ChunkWriter write_keys;           // the keys, or the permutation for argsort
   ChunkWriter write_values;
   std::string spill_directory;
+  unsigned threads = 1;  // for large copies in and out of the buckets
 };
 
 /// Sorts by `plan` (not in core); returns the number of elements sorted (`request.count` is ignored: the streams say

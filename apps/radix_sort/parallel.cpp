@@ -33,15 +33,20 @@ void parallel_for(size_t tasks, unsigned threads, const std::function<void(size_
   if (first_error) std::rethrow_exception(first_error);
 }
 
-void parallel_copy(void* destination, const void* source, size_t bytes, unsigned threads) {
+void parallel_ranges(size_t bytes, unsigned threads, const std::function<void(size_t begin, size_t end)>& body) {
   constexpr size_t min_piece = size_t(8) << 20;
   const size_t pieces = std::clamp<size_t>(bytes / min_piece, 1, std::max(threads, 1u));
   const size_t piece = (bytes + pieces - 1) / pieces;
   parallel_for(pieces, threads, [&](size_t i) {
     const size_t begin = i * piece;
     const size_t end = std::min(bytes, begin + piece);
-    if (begin < end)
-      std::memcpy(static_cast<char*>(destination) + begin, static_cast<const char*>(source) + begin, end - begin);
+    if (begin < end) body(begin, end);
+  });
+}
+
+void parallel_copy(void* destination, const void* source, size_t bytes, unsigned threads) {
+  parallel_ranges(bytes, threads, [&](size_t begin, size_t end) {
+    std::memcpy(static_cast<char*>(destination) + begin, static_cast<const char*>(source) + begin, end - begin);
   });
 }
 

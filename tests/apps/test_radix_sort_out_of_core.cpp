@@ -132,10 +132,13 @@ class BucketStoreTest : public testing::TestWithParam<bool> {
     std::filesystem::create_directories(directory_);
   }
   void TearDown() override { std::filesystem::remove_all(directory_); }
-  std::unique_ptr<BucketStore> make(size_t buckets, size_t key_bytes, size_t value_bytes) {
-    // Pieces of 4 elements: appends of 1 to 7 fill, split and leave them partly filled.
-    if (GetParam()) return make_spill_bucket_store(buckets, key_bytes, value_bytes, 4, directory_.string(), spilled_);
-    return make_host_bucket_store(buckets, key_bytes, value_bytes, 4);
+  /// Pieces of 4 elements by default: appends of 1 to 7 fill, split and leave them partly filled.
+  std::unique_ptr<BucketStore> make(size_t buckets, size_t key_bytes, size_t value_bytes, size_t piece_elements = 4) {
+    if (GetParam()) {
+      return make_spill_bucket_store(buckets, key_bytes, value_bytes, piece_elements, 2, directory_.string(),
+                                     spilled_);
+    }
+    return make_host_bucket_store(buckets, key_bytes, value_bytes, piece_elements, 2);
   }
   std::filesystem::path directory_;
   size_t spilled_ = 0;
@@ -171,9 +174,30 @@ TEST_P(BucketStoreTest, ReadsBackPiecesInOrderAcrossPieceEdges) {
   EXPECT_EQ(keys, expected_keys);
   EXPECT_EQ(values, expected_values);
   store->release(2);
+  store.reset();
   EXPECT_EQ(spilled_, GetParam() ? expected_keys.size() * 6 : 0u);
   // The spill file has no name: the directory stays empty while it is in use.
   EXPECT_TRUE(std::filesystem::is_empty(directory_));
+}
+
+TEST_P(BucketStoreTest, LargeChunksAppendAndReadOnSeveralThreads) {
+  // 24 MB of keys over 256 buckets: past the size from which appends and reads spread over threads.
+  const size_t count = size_t(6) << 20;
+  std::vector<uint32_t> keys(count);
+  std::vector<size_t> offsets(257);
+  for (size_t b = 0; b <= 256; ++b) offsets[b] = count * b / 256;
+  for (size_t i = 0; i < count; ++i) keys[i] = static_cast<uint32_t>(i * 2654435761u);
+  auto store = make(256, sizeof(uint32_t), 0, 10'000);
+  store->append_partitioned(offsets.data(), keys.data(), nullptr);
+  store->append_partitioned(offsets.data(), keys.data(), nullptr);
+  store->finish_appending();
+  for (size_t b : {size_t(0), size_t(77), size_t(255)}) {
+    const size_t bucket_count = offsets[b + 1] - offsets[b];
+    ASSERT_EQ(store->count(b), 2 * bucket_count);
+    std::vector<uint32_t> got(2 * bucket_count);
+    store->read(b, BucketStore::keys, 0, got.size(), got.data());
+    for (size_t i = 0; i < got.size(); ++i) ASSERT_EQ(got[i], keys[offsets[b] + i % bucket_count]) << b << " " << i;
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(HostAndSpill, BucketStoreTest, testing::Values(false, true),
@@ -182,7 +206,7 @@ INSTANTIATE_TEST_SUITE_P(HostAndSpill, BucketStoreTest, testing::Values(false, t
 TEST(SpillStore, AnUnusableDirectoryIsOneError) {
   size_t spilled = 0;
   try {
-    make_spill_bucket_store(256, 4, 0, 1024, "/no/such/directory", spilled);
+    make_spill_bucket_store(256, 4, 0, 1024, 1, "/no/such/directory", spilled);
     ADD_FAILURE() << "no error";
   } catch (const AppError& error) {
     EXPECT_NE(std::string(error.what()).find("cannot create a spill file in '/no/such/directory'"), std::string::npos)
@@ -270,6 +294,32 @@ TEST_F(StreamTest, TextIsParsedInBlocksWithTheRightLineNumbers) {
               std::string::npos)
         << error.what();
   }
+}
+
+TEST_F(StreamTest, LargeBinaryReadsOnSeveralThreads) {
+  std::vector<uint64_t> values(size_t(3) << 20);
+  std::iota(values.begin(), values.end(), uint64_t{7});
+  write_file(path_, as_bytes(values));
+  const InputFile file = InputFile::open(path_.string());
+  ElementStream stream(file, Format::Binary, KeyType::U64, 4);
+  std::vector<uint64_t> got(values.size());
+  EXPECT_EQ(stream.read(got.size() - 5, got.data()), got.size() - 5);
+  EXPECT_EQ(stream.read(100, got.data() + got.size() - 5), 5u);
+  EXPECT_EQ(stream.read(100, got.data()), 0u);
+  EXPECT_EQ(got, values);
+}
+
+TEST_F(StreamTest, LargeWritesOnSeveralThreadsAppendInOrder) {
+  std::string big(size_t(20) << 20, '\0');
+  for (size_t i = 0; i < big.size(); ++i) big[i] = static_cast<char>('a' + i % 23);
+  {
+    AtomicOutput output(path_.string());
+    output.write("head");
+    output.write(big.data(), big.size(), 4);
+    output.write("tail");
+    output.commit();
+  }
+  EXPECT_TRUE(read_file(path_) == "head" + big + "tail");
 }
 
 TEST_F(StreamTest, BinaryThatShrinksIsAnError) {
