@@ -9,13 +9,62 @@
 #include <cerrno>
 #include <cstring>
 #include <stdexcept>
+#include <utility>
 
 #include "errors.hpp"
 #include "parallel.hpp"
 
 namespace radix_sort {
 
-void BucketStore::append(size_t bucket, const void* keys, const void* values, size_t count) {
+namespace {
+
+/// Buckets gathered into pieces of `piece_elements`, each piece stored when full (the spill file's layout).
+class PieceBucketStore : public BucketStore {
+ public:
+  PieceBucketStore(size_t buckets, size_t key_bytes, size_t value_bytes, size_t piece_elements, unsigned threads)
+      : BucketStore(buckets, key_bytes, value_bytes, threads),
+        piece_elements_(std::max<size_t>(piece_elements, 1)),
+        pieces_(buckets),
+        open_(buckets) {}
+
+  /// Large chunks are appended by several threads, a bucket each.
+  void add_partitioned(const size_t* offsets, HostBuffer& keys, HostBuffer& values) override;
+  void finish_appending() override;
+  /// Releases the pieces wholly before `first + count` as it reads.
+  void read(size_t bucket, Column column, size_t first, size_t count, void* destination) override;
+  std::vector<HostSpan> spans(size_t, size_t, Column) const override { return {}; }
+  void release(size_t bucket) override;
+
+ protected:
+  /// Where one column of a piece lies: an offset in the spill file.
+  struct Location {
+    size_t offset = 0;
+  };
+  struct Piece {
+    size_t first = 0;  // the piece's first element within its bucket
+    size_t count = 0;
+    Location columns[2];
+  };
+  /// Keeps `size` bytes of a gathered piece (writes it out and leaves the buffer for reuse).
+  virtual Location store(std::unique_ptr<char[]>& buffer, size_t size) = 0;
+  virtual void load(const Location& location, size_t offset, size_t size, void* destination) = 0;
+  virtual void drop(Location& location, size_t size) = 0;
+
+ private:
+  /// A bucket's piece being gathered.
+  struct OpenPiece {
+    std::unique_ptr<char[]> columns[2];
+    size_t count = 0;
+  };
+  void append(size_t bucket, const void* keys, const void* values, size_t count);
+  void seal(size_t bucket);
+
+  size_t piece_elements_;
+  std::vector<std::vector<Piece>> pieces_;
+  std::vector<OpenPiece> open_;
+};
+
+void PieceBucketStore::append(size_t bucket, const void* keys, const void* values, size_t count) {
   OpenPiece& open = open_[bucket];
   const void* sources[2] = {keys, values};
   for (size_t done = 0; done < count;) {
@@ -34,7 +83,9 @@ void BucketStore::append(size_t bucket, const void* keys, const void* values, si
   counts_[bucket] += count;
 }
 
-void BucketStore::append_partitioned(const size_t* offsets, const void* keys, const void* values) {
+void PieceBucketStore::add_partitioned(const size_t* offsets, HostBuffer& key_buffer, HostBuffer& value_buffer) {
+  const void* keys = key_buffer.data;
+  const void* values = value_buffer.data;
   const auto append_bucket = [&](size_t bucket) {
     const size_t first = offsets[bucket];
     append(bucket, static_cast<const char*>(keys) + first * element_bytes_[BucketStore::keys],
@@ -47,7 +98,7 @@ void BucketStore::append_partitioned(const size_t* offsets, const void* keys, co
   parallel_for(buckets(), bytes >= (size_t(8) << 20) ? threads_ : 1, append_bucket);
 }
 
-void BucketStore::seal(size_t bucket) {
+void PieceBucketStore::seal(size_t bucket) {
   OpenPiece& open = open_[bucket];
   if (open.count == 0) return;
   Piece piece;
@@ -61,14 +112,14 @@ void BucketStore::seal(size_t bucket) {
   open.count = 0;
 }
 
-void BucketStore::finish_appending() {
+void PieceBucketStore::finish_appending() {
   for (size_t bucket = 0; bucket < open_.size(); ++bucket) {
     seal(bucket);
     for (auto& buffer : open_[bucket].columns) buffer.reset();
   }
 }
 
-void BucketStore::read(size_t bucket, Column column, size_t first, size_t count, void* destination) {
+void PieceBucketStore::read(size_t bucket, Column column, size_t first, size_t count, void* destination) {
   if (first + count > counts_[bucket] || open_[bucket].count > 0) {
     throw std::logic_error("BucketStore::read past the end of a bucket, or before finish_appending");
   }
@@ -100,7 +151,7 @@ void BucketStore::read(size_t bucket, Column column, size_t first, size_t count,
   });
 }
 
-void BucketStore::release(size_t bucket) {
+void PieceBucketStore::release(size_t bucket) {
   for (Piece& piece : pieces_[bucket]) {
     for (int column : {BucketStore::keys, BucketStore::values}) {
       drop(piece.columns[column], piece.count * element_bytes_[column]);
@@ -110,30 +161,96 @@ void BucketStore::release(size_t bucket) {
   pieces_[bucket].shrink_to_fit();
 }
 
-namespace {
-
-class HostBucketStore final : public BucketStore {
+/// Buckets in host memory: the partitioned chunks, kept whole.
+class ChunkBucketStore final : public BucketStore {
  public:
-  using BucketStore::BucketStore;
+  ChunkBucketStore(size_t buckets, size_t key_bytes, size_t value_bytes, unsigned threads,
+                   std::function<HostBuffer(size_t)> allocate)
+      : BucketStore(buckets, key_bytes, value_bytes, threads), allocate_(std::move(allocate)) {}
 
- protected:
-  Location store(std::unique_ptr<char[]>& buffer, size_t) override {
-    Location location;
-    location.memory = std::move(buffer);
-    return location;
+  void add_partitioned(const size_t* offsets, HostBuffer& keys, HostBuffer& values) override {
+    Chunk chunk;
+    chunk.offsets.assign(offsets, offsets + buckets() + 1);
+    for (size_t b = 0; b < buckets(); ++b) {
+      counts_[b] += offsets[b + 1] - offsets[b];
+      if (offsets[b + 1] > offsets[b]) chunk.last_bucket = b;
+    }
+    if (offsets[buckets()] == 0) return;
+    // The chunk's buffers stay here; the caller gets new ones for its next chunk.
+    chunk.columns[BucketStore::keys] = std::exchange(keys, allocate_(keys.bytes));
+    if (element_bytes_[BucketStore::values] > 0) {
+      chunk.columns[BucketStore::values] = std::exchange(values, allocate_(values.bytes));
+    }
+    chunks_.push_back(std::move(chunk));
   }
-  void load(const Location& location, size_t offset, size_t size, void* destination) override {
-    if (!location.memory) throw std::logic_error("BucketStore: a piece read twice");
-    std::memcpy(destination, location.memory.get() + offset, size);
+
+  void finish_appending() override {}
+
+  void read(size_t bucket, Column column, size_t first, size_t count, void* destination) override {
+    if (first + count > counts_[bucket]) throw std::logic_error("BucketStore::read past the end of a bucket");
+    // The bucket is its slice of every chunk, in chunk order: copy the slices that overlap [first, first + count).
+    struct Copy {
+      const char* from;
+      size_t bytes;
+      char* to;
+    };
+    std::vector<Copy> copies;
+    const size_t element = element_bytes_[column];
+    char* out = static_cast<char*>(destination);
+    size_t position = 0;  // of the current chunk's slice within the bucket
+    const size_t end = first + count;
+    for (const Chunk& chunk : chunks_) {
+      if (position >= end) break;
+      const size_t slice = chunk.offsets[bucket + 1] - chunk.offsets[bucket];
+      const size_t from = std::max(first, position);
+      const size_t to = std::min(end, position + slice);
+      if (from < to) {
+        const char* base = chunk.columns[column].data + chunk.offsets[bucket] * element;
+        copies.push_back({base + (from - position) * element, (to - from) * element, out});
+        out += (to - from) * element;
+      }
+      position += slice;
+    }
+    parallel_for(copies.size(), count * element >= (size_t(8) << 20) ? threads_ : 1,
+                 [&](size_t i) { std::memcpy(copies[i].to, copies[i].from, copies[i].bytes); });
   }
-  void drop(Location& location, size_t) override { location.memory.reset(); }
+
+  std::vector<HostSpan> spans(size_t first_bucket, size_t end_bucket, Column column) const override {
+    // Chunk by chunk: within one chunk the buckets [first_bucket, end_bucket) are one run, and the elements of any
+    // one bucket (so every run of equal keys) still come in chunk order, which is input order.
+    std::vector<HostSpan> runs;
+    const size_t element = element_bytes_[column];
+    for (const Chunk& chunk : chunks_) {
+      const size_t from = chunk.offsets[first_bucket];
+      const size_t to = chunk.offsets[end_bucket];
+      if (from < to) runs.push_back({chunk.columns[column].data + from * element, (to - from) * element});
+    }
+    return runs;
+  }
+
+  void release(size_t bucket) override {
+    // Buckets are released in order: a chunk whose last bucket is gone is no longer needed.
+    chunks_.erase(std::remove_if(chunks_.begin(), chunks_.end(),
+                                 [&](const Chunk& chunk) { return chunk.last_bucket <= bucket; }),
+                  chunks_.end());
+  }
+
+ private:
+  struct Chunk {
+    std::vector<size_t> offsets;
+    size_t last_bucket = 0;  // the last bucket with elements in this chunk
+    HostBuffer columns[2];
+  };
+
+  std::function<HostBuffer(size_t)> allocate_;
+  std::vector<Chunk> chunks_;
 };
 
-class SpillBucketStore final : public BucketStore {
+class SpillBucketStore final : public PieceBucketStore {
  public:
   SpillBucketStore(size_t buckets, size_t key_bytes, size_t value_bytes, size_t piece_elements, unsigned threads,
                    const std::string& directory, size_t& spilled_bytes)
-      : BucketStore(buckets, key_bytes, value_bytes, piece_elements, threads),
+      : PieceBucketStore(buckets, key_bytes, value_bytes, piece_elements, threads),
         directory_(directory),
         spilled_bytes_(spilled_bytes) {
     fd_ = ::open(directory.c_str(), O_TMPFILE | O_RDWR | O_EXCL | O_CLOEXEC, 0600);
@@ -198,8 +315,9 @@ class SpillBucketStore final : public BucketStore {
 }  // namespace
 
 std::unique_ptr<BucketStore> make_host_bucket_store(size_t buckets, size_t key_bytes, size_t value_bytes,
-                                                    size_t piece_elements, unsigned threads) {
-  return std::make_unique<HostBucketStore>(buckets, key_bytes, value_bytes, piece_elements, threads);
+                                                    unsigned threads,
+                                                    std::function<HostBuffer(size_t bytes)> allocate) {
+  return std::make_unique<ChunkBucketStore>(buckets, key_bytes, value_bytes, threads, std::move(allocate));
 }
 
 std::unique_ptr<BucketStore> make_spill_bucket_store(size_t buckets, size_t key_bytes, size_t value_bytes,

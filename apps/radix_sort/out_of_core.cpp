@@ -228,7 +228,8 @@ class OutOfCoreSort {
       return make_spill_bucket_store(buckets, key_bytes_, value_bytes_, plan_.piece_elements, io_.threads,
                                      io_.spill_directory, stats_.spilled_bytes);
     }
-    return make_host_bucket_store(buckets, key_bytes_, value_bytes_, plan_.piece_elements, io_.threads);
+    return make_host_bucket_store(buckets, key_bytes_, value_bytes_, io_.threads,
+                                  [this](size_t bytes) { return backend_.allocate_staging(bytes); });
   }
 
   /// Partitions everything `source` gives by the digit [begin_bit, end_bit) into a new store: reading, partitioning
@@ -278,7 +279,7 @@ class OutOfCoreSort {
       try {
         while (std::optional<StagingSlot*> slot = partitioned_slots.pop()) {
           StagingSlot& s = **slot;
-          store->append_partitioned(s.offsets.data(), s.keys_out.data, value_bytes_ > 0 ? s.values_out.data : nullptr);
+          store->add_partitioned(s.offsets.data(), s.keys_out, s.values_out);
           free_slots.push(&s);
         }
       } catch (...) {
@@ -307,26 +308,24 @@ class OutOfCoreSort {
   }
 
   /// Writes the buckets of `store` (whose keys agree on every bit from `end_bit` up) in order, each sorted.
+  /// Consecutive buckets that fit one sort together are sorted as one group: a few large sorts rather than many
+  /// small ones.
   void emit(BucketStore& store, int end_bit) {
-    for (size_t b = 0; b < store.buckets(); ++b) {
+    // Keys of several buckets differ in this store's digit too.
+    const int group_end_bit = std::min(key_bits_, end_bit + digit_bits);
+    const auto fits = [&](size_t count, int bits) {
+      return backend_.sort_bytes(bucket_request(count, bits)) <= budget_.device_bytes;
+    };
+    for (size_t b = 0; b < store.buckets();) {
       const size_t count = store.count(b);
-      if (count == 0) continue;
-      SortRequest bucket_request = request_;
-      bucket_request.count = count;
-      bucket_request.end_bit = end_bit;
-      if (request_.argsort) {
-        // The indices travel as values: the bucket's own positions are not the input's.
-        bucket_request.argsort = false;
-        bucket_request.value_bytes = sizeof(uint64_t);
-      }
-      if (end_bit == 0) {
+      if (count == 0) {
+        ++b;
+      } else if (end_bit == 0) {
         ++stats_.constant_buckets;
         ++stats_.buckets;
         copy_through(store, b);
-      } else if (backend_.sort_bytes(bucket_request) <= budget_.device_bytes) {
-        ++stats_.buckets;
-        sort_bucket(store, b, bucket_request);
-      } else {
+        store.release(b++);
+      } else if (!fits(count, end_bit)) {
         ++stats_.repartitioned;
         const int begin_bit = std::max(0, end_bit - digit_bits);
         size_t cursor = 0;
@@ -338,24 +337,62 @@ class OutOfCoreSort {
           return got;
         };
         std::unique_ptr<BucketStore> child = partition(read_bucket, begin_bit, end_bit);
-        store.release(b);
+        store.release(b++);
         emit(*child, begin_bit);
-        continue;
+      } else {
+        size_t end = b + 1;
+        size_t total = count;
+        while (end < store.buckets() && fits(total + store.count(end), group_end_bit)) total += store.count(end++);
+        sort_buckets(store, b, end, bucket_request(total, end - b == 1 ? end_bit : group_end_bit));
+        for (; b < end; ++b) {
+          if (store.count(b) == 0) continue;
+          ++stats_.buckets;
+          store.release(b);
+        }
       }
-      store.release(b);
     }
   }
 
-  /// Sorts one bucket on the backend, reading it from the store and writing it after the buckets before it.
-  void sort_bucket(BucketStore& store, size_t bucket, const SortRequest& bucket_request) {
+  /// A sort of `count` elements of buckets whose keys agree on every bit from `end_bit` up.
+  SortRequest bucket_request(size_t count, int end_bit) const {
+    SortRequest request = request_;
+    request.count = count;
+    request.end_bit = end_bit;
+    if (request_.argsort) {
+      // The indices travel as values: the bucket's own positions are not the input's.
+      request.argsort = false;
+      request.value_bytes = sizeof(uint64_t);
+    }
+    return request;
+  }
+
+  /// Sorts buckets [first_bucket, end_bucket) as one on the backend, reading them from the store (or handing it
+  /// the store's memory) and writing them after the buckets before them.
+  void sort_buckets(BucketStore& store, size_t first_bucket, size_t end_bucket, const SortRequest& group_request) {
     const size_t base = written_;
+    // Elements [first, first + count) of the buckets' concatenation, bucket by bucket.
+    const auto read_column = [&](BucketStore::Column column, size_t first, size_t count, void* destination) {
+      char* out = static_cast<char*>(destination);
+      size_t start = 0;  // of bucket b within the group
+      for (size_t b = first_bucket; b < end_bucket && count > 0; start += store.count(b++)) {
+        const size_t end = start + store.count(b);
+        if (first >= end) continue;
+        const size_t items = std::min(count, end - first);
+        store.read(b, column, first - start, items, out);
+        out += items * store.element_bytes(column);
+        first += items;
+        count -= items;
+      }
+    };
     SortIo io;
     io.read_keys = [&](size_t first, size_t count, void* destination) {
-      store.read(bucket, BucketStore::keys, first, count, destination);
+      read_column(BucketStore::keys, first, count, destination);
     };
     io.read_values = [&](size_t first, size_t count, void* destination) {
-      store.read(bucket, BucketStore::values, first, count, destination);
+      read_column(BucketStore::values, first, count, destination);
     };
+    io.key_spans = store.spans(first_bucket, end_bucket, BucketStore::keys);
+    if (value_bytes_ > 0) io.value_spans = store.spans(first_bucket, end_bucket, BucketStore::values);
     if (request_.argsort) {
       io.write_values = [&](size_t first, size_t count, const void* source) {
         write_behind_.write(io_.write_keys, base + first, count, value_bytes_, source);
@@ -373,7 +410,7 @@ class OutOfCoreSort {
       }
     }
     SortStats bucket_stats;
-    backend_.sort(bucket_request, io, bucket_stats);
+    backend_.sort(group_request, io, bucket_stats);
     stats_.device = bucket_stats.device;
     stats_.read_seconds += bucket_stats.read_seconds;
     stats_.to_device_seconds += bucket_stats.to_device_seconds;
@@ -388,7 +425,7 @@ class OutOfCoreSort {
     stats_.gpu_context_seconds = bucket_stats.gpu_context_seconds;
     stats_.gpu_staging_seconds = bucket_stats.gpu_staging_seconds;
     record_extremes(bucket_stats.smallest_key.data(), bucket_stats.largest_key.data());
-    written_ = base + bucket_request.count;
+    written_ = base + group_request.count;
   }
 
   /// Writes a bucket whose keys are all equal in the sort bits as it is: stable, so already in order.

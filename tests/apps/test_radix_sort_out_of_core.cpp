@@ -14,6 +14,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <cstring>
 #include <filesystem>
 #include <numeric>
 #include <regex>
@@ -132,50 +133,75 @@ class BucketStoreTest : public testing::TestWithParam<bool> {
     std::filesystem::create_directories(directory_);
   }
   void TearDown() override { std::filesystem::remove_all(directory_); }
-  /// Pieces of 4 elements by default: appends of 1 to 7 fill, split and leave them partly filled.
+  /// Spill pieces of 4 elements by default: chunks of 1 to 7 elements a bucket fill, split and leave them partly
+  /// filled.
   std::unique_ptr<BucketStore> make(size_t buckets, size_t key_bytes, size_t value_bytes, size_t piece_elements = 4) {
     if (GetParam()) {
       return make_spill_bucket_store(buckets, key_bytes, value_bytes, piece_elements, 2, directory_.string(),
                                      spilled_);
     }
-    return make_host_bucket_store(buckets, key_bytes, value_bytes, piece_elements, 2);
+    return make_host_bucket_store(buckets, key_bytes, value_bytes, 2, [this](size_t bytes) {
+      ++allocations_;
+      return allocate(bytes);
+    });
+  }
+  static HostBuffer allocate(size_t bytes) {
+    std::shared_ptr<char[]> memory(new char[std::max<size_t>(bytes, 1)]);
+    return {std::shared_ptr<void>(memory, memory.get()), memory.get(), bytes};
+  }
+  template <class T>
+  static HostBuffer buffer_of(const std::vector<T>& items) {
+    HostBuffer buffer = allocate(items.size() * sizeof(T));
+    std::memcpy(buffer.data, items.data(), buffer.bytes);
+    return buffer;
   }
   std::filesystem::path directory_;
   size_t spilled_ = 0;
+  size_t allocations_ = 0;
 };
 
-TEST_P(BucketStoreTest, ReadsBackPiecesInOrderAcrossPieceEdges) {
+TEST_P(BucketStoreTest, ReadsBackBucketsInOrderAcrossChunksAndPieces) {
+  // 20 chunks over 4 buckets: bucket 0 gets one element of each, bucket 2 the rest, buckets 1 and 3 nothing.
   auto store = make(4, sizeof(uint32_t), sizeof(uint16_t));
-  std::vector<uint32_t> expected_keys;
-  std::vector<uint16_t> expected_values;
-  for (uint32_t piece = 0; piece < 20; ++piece) {
-    std::vector<uint32_t> keys(piece % 7 + 1);
+  std::vector<uint32_t> expected_keys[4];
+  std::vector<uint16_t> expected_values[4];
+  for (uint32_t chunk = 0; chunk < 20; ++chunk) {
+    std::vector<uint32_t> keys(chunk % 7 + 2);
     std::vector<uint16_t> values(keys.size());
     for (size_t i = 0; i < keys.size(); ++i) {
-      keys[i] = piece * 100 + static_cast<uint32_t>(i);
+      keys[i] = chunk * 100 + static_cast<uint32_t>(i);
       values[i] = static_cast<uint16_t>(keys[i] * 3);
+      const size_t bucket = i == 0 ? 0 : 2;
+      expected_keys[bucket].push_back(keys[i]);
+      expected_values[bucket].push_back(values[i]);
     }
-    store->append(2, keys.data(), values.data(), keys.size());
-    store->append(1, keys.data(), values.data(), 0);
-    expected_keys.insert(expected_keys.end(), keys.begin(), keys.end());
-    expected_values.insert(expected_values.end(), values.begin(), values.end());
+    const size_t offsets[5] = {0, 1, 1, keys.size(), keys.size()};
+    HostBuffer key_buffer = buffer_of(keys);
+    HostBuffer value_buffer = buffer_of(values);
+    store->add_partitioned(offsets, key_buffer, value_buffer);
+    // The caller's buffers stay usable for the next chunk, whether the store kept the chunk or copied it.
+    ASSERT_NE(key_buffer.data, nullptr);
+    ASSERT_EQ(key_buffer.bytes, keys.size() * sizeof(uint32_t));
   }
-  ASSERT_EQ(store->count(2), expected_keys.size());
-  EXPECT_EQ(store->count(1), 0u);
+  for (size_t b = 0; b < 4; ++b) ASSERT_EQ(store->count(b), expected_keys[b].size()) << b;
   store->finish_appending();
-  // Read in uneven steps, keys then values, as the sorts do.
-  std::vector<uint32_t> keys(expected_keys.size());
-  std::vector<uint16_t> values(expected_values.size());
-  for (size_t first = 0; first < keys.size(); first += 5) {
-    const size_t count = std::min<size_t>(5, keys.size() - first);
-    store->read(2, BucketStore::keys, first, count, keys.data() + first);
+  for (size_t b : {size_t(0), size_t(2)}) {
+    // Read in uneven steps, keys then values, as the sorts do.
+    std::vector<uint32_t> keys(expected_keys[b].size());
+    std::vector<uint16_t> values(expected_values[b].size());
+    for (size_t first = 0; first < keys.size(); first += 5) {
+      const size_t count = std::min<size_t>(5, keys.size() - first);
+      store->read(b, BucketStore::keys, first, count, keys.data() + first);
+    }
+    store->read(b, BucketStore::values, 0, values.size(), values.data());
+    EXPECT_EQ(keys, expected_keys[b]) << b;
+    EXPECT_EQ(values, expected_values[b]) << b;
+    store->release(b);
   }
-  store->read(2, BucketStore::values, 0, values.size(), values.data());
-  EXPECT_EQ(keys, expected_keys);
-  EXPECT_EQ(values, expected_values);
-  store->release(2);
   store.reset();
-  EXPECT_EQ(spilled_, GetParam() ? expected_keys.size() * 6 : 0u);
+  EXPECT_EQ(spilled_, GetParam() ? (expected_keys[0].size() + expected_keys[2].size()) * 6 : 0u);
+  // Host memory: the chunks were kept and the caller given new buffers (keys and values of each chunk).
+  EXPECT_EQ(allocations_, GetParam() ? 0u : 40u);
   // The spill file has no name: the directory stays empty while it is in use.
   EXPECT_TRUE(std::filesystem::is_empty(directory_));
 }
@@ -188,8 +214,11 @@ TEST_P(BucketStoreTest, LargeChunksAppendAndReadOnSeveralThreads) {
   for (size_t b = 0; b <= 256; ++b) offsets[b] = count * b / 256;
   for (size_t i = 0; i < count; ++i) keys[i] = static_cast<uint32_t>(i * 2654435761u);
   auto store = make(256, sizeof(uint32_t), 0, 10'000);
-  store->append_partitioned(offsets.data(), keys.data(), nullptr);
-  store->append_partitioned(offsets.data(), keys.data(), nullptr);
+  HostBuffer no_values;
+  for (int chunk = 0; chunk < 2; ++chunk) {
+    HostBuffer key_buffer = buffer_of(keys);
+    store->add_partitioned(offsets.data(), key_buffer, no_values);
+  }
   store->finish_appending();
   for (size_t b : {size_t(0), size_t(77), size_t(255)}) {
     const size_t bucket_count = offsets[b + 1] - offsets[b];
@@ -198,6 +227,41 @@ TEST_P(BucketStoreTest, LargeChunksAppendAndReadOnSeveralThreads) {
     store->read(b, BucketStore::keys, 0, got.size(), got.data());
     for (size_t i = 0; i < got.size(); ++i) ASSERT_EQ(got[i], keys[offsets[b] + i % bucket_count]) << b << " " << i;
   }
+}
+
+TEST_P(BucketStoreTest, HostMemorySpansAreTheBucketsChunkByChunk) {
+  auto store = make(4, sizeof(uint32_t), 0);
+  HostBuffer no_values;
+  const std::vector<uint32_t> first = {10, 11, 20, 30, 31};   // buckets 0, 0, 1, 2, 2
+  const std::vector<uint32_t> second = {12, 21, 22, 40};      // buckets 0, 1, 1, 3
+  const size_t first_offsets[5] = {0, 2, 3, 5, 5};
+  const size_t second_offsets[5] = {0, 1, 3, 3, 4};
+  HostBuffer buffer = buffer_of(first);
+  store->add_partitioned(first_offsets, buffer, no_values);
+  buffer = buffer_of(second);
+  store->add_partitioned(second_offsets, buffer, no_values);
+  store->finish_appending();
+  const std::vector<HostSpan> spans = store->spans(0, 2, BucketStore::keys);
+  if (GetParam()) {
+    EXPECT_TRUE(spans.empty());  // spill files: read through read()
+    return;
+  }
+  std::vector<uint32_t> concatenated;
+  for (const HostSpan& span : spans) {
+    const auto* begin = reinterpret_cast<const uint32_t*>(span.data);
+    concatenated.insert(concatenated.end(), begin, begin + span.bytes / sizeof(uint32_t));
+  }
+  // Buckets 0 and 1 of the first chunk, then of the second: each bucket's elements still in input order.
+  EXPECT_EQ(concatenated, (std::vector<uint32_t>{10, 11, 20, 12, 21, 22}));
+  store->release(0);
+  store->release(1);
+  // The first chunk still holds bucket 2, the second bucket 3.
+  const std::vector<HostSpan> rest = store->spans(2, 4, BucketStore::keys);
+  ASSERT_EQ(rest.size(), 2u);
+  EXPECT_EQ(*reinterpret_cast<const uint32_t*>(rest[0].data), 30u);
+  EXPECT_EQ(*reinterpret_cast<const uint32_t*>(rest[1].data), 40u);
+  store->release(2);
+  EXPECT_EQ(store->spans(2, 4, BucketStore::keys).size(), 1u);  // the first chunk is gone
 }
 
 INSTANTIATE_TEST_SUITE_P(HostAndSpill, BucketStoreTest, testing::Values(false, true),
