@@ -380,15 +380,15 @@ int run(const Options& options) {
   const KeyType output_type = options.argsort ? KeyType::U64 : request.key_type;
   InputSummary summary{keys.file.name(), keys.format(), keys.file.bytes().size(),
                              request.count * key_type_size(request.key_type)};
-  // Outputs whose size is known are mapped and filled by several threads in core; out of core they are appended to
-  // at the pace of the sort.
+  // Outputs whose size is known are mapped and filled by several threads, in core and out of core with the buckets
+  // in host memory; with spill files (little host memory) they are appended to at the pace of the sort.
   std::optional<OutputWriter> key_writer;
   std::optional<OutputWriter> value_writer;
-  const auto make_writers = [&](size_t key_count, size_t value_count, bool in_core) {
-    key_writer.emplace(*output, keys.format(), output_type, key_count, in_core, options.threads,
+  const auto make_writers = [&](size_t key_count, size_t value_count, bool map_outputs, bool in_core) {
+    key_writer.emplace(*output, keys.format(), output_type, key_count, map_outputs, options.threads,
                        in_core ? &progress : nullptr);
     if (values) {
-      value_writer.emplace(*values_output, values->format(), values->shape.type, value_count, in_core,
+      value_writer.emplace(*values_output, values->format(), values->shape.type, value_count, map_outputs,
                            options.threads, in_core ? &progress : nullptr);
     }
   };
@@ -396,7 +396,7 @@ int run(const Options& options) {
   BackgroundJob prefault_inputs;
   BackgroundJob release_inputs;
   if (plan.in_core) {
-    make_writers(request.count, request.count, true);
+    make_writers(request.count, request.count, true, true);
     SortIo io;
     io.read_keys = column_reader(keys.column, options.threads, progress);
     io.write_keys = key_writer->chunk_writer();
@@ -428,7 +428,9 @@ int run(const Options& options) {
     if (values) {
       value_stream.emplace(values->file, values->format(), values->shape.type, options.threads, text_block_bytes);
     }
-    make_writers(keys.shape.count.value_or(0), values ? values->shape.count.value_or(0) : 0, false);
+    const bool counts_known = keys.shape.count && (!values || values->shape.count);
+    make_writers(keys.shape.count.value_or(0), values ? values->shape.count.value_or(0) : 0,
+                 counts_known && !plan.spill, false);
     OutOfCoreIo io;
     io.keys = &key_stream;
     io.values = value_stream ? &*value_stream : nullptr;
