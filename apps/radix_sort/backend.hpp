@@ -7,7 +7,6 @@
 #include <functional>
 #include <memory>
 #include <string>
-#include <vector>
 
 #include "key_type.hpp"
 
@@ -26,20 +25,6 @@ struct SortRequest {
   static constexpr int all_key_bits = 64;
 };
 
-/// Host memory for staging chunks, allocated once: page-locked for the GPU so copies from and to it run
-/// asynchronously at full speed.
-struct HostBuffer {
-  std::shared_ptr<void> owner;
-  char* data = nullptr;
-  size_t bytes = 0;
-};
-
-/// A run of bytes in host memory.
-struct HostSpan {
-  const char* data = nullptr;
-  size_t bytes = 0;
-};
-
 /// Fills `destination` with elements [first, first + count) of an input.
 using ChunkReader = std::function<void(size_t first, size_t count, void* destination)>;
 /// Takes elements [first, first + count) of an output; called in order of `first`.
@@ -54,10 +39,6 @@ struct SortIo {
   ChunkWriter write_values;
   /// Called, where set, once every input element has been read: the inputs may be released from then on.
   std::function<void()> inputs_read;
-  /// Where set (non-empty), the input already lies in host memory that allocate_staging gave, in these spans, in
-  /// order: a backend may copy from them instead of calling read_keys and read_values.
-  std::vector<HostSpan> key_spans;
-  std::vector<HostSpan> value_spans;
 };
 
 /// What a backend measured, as wall time on the calling thread: reader and writer time count as read and write, and
@@ -98,6 +79,14 @@ struct PartitionRequest {
   int begin_bit = 0;
   int end_bit = 0;
   size_t buckets() const { return size_t(1) << (end_bit - begin_bit); }
+};
+
+/// Host memory for staging chunks, allocated once: page-locked for the GPU so copies from and to it run
+/// asynchronously at full speed.
+struct HostBuffer {
+  std::shared_ptr<void> owner;
+  char* data = nullptr;
+  size_t bytes = 0;
 };
 
 /// What the out-of-core pipeline asks of a backend (the CPU and the GPU are two implementations): sort a whole

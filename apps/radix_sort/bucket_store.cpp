@@ -2,12 +2,14 @@
 
 #include <fcntl.h>
 #include <fmt/format.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstring>
+#include <new>
 #include <stdexcept>
 #include <utility>
 
@@ -28,11 +30,10 @@ class PieceBucketStore : public BucketStore {
         open_(buckets) {}
 
   /// Large chunks are appended by several threads, a bucket each.
-  void add_partitioned(const size_t* offsets, HostBuffer& keys, HostBuffer& values) override;
+  void add_partitioned(const size_t* offsets, const void* keys, const void* values) override;
   void finish_appending() override;
   /// Releases the pieces wholly before `first + count` as it reads.
   void read(size_t bucket, Column column, size_t first, size_t count, void* destination) override;
-  std::vector<HostSpan> spans(size_t, size_t, Column) const override { return {}; }
   void release(size_t bucket) override;
 
  protected:
@@ -83,9 +84,7 @@ void PieceBucketStore::append(size_t bucket, const void* keys, const void* value
   counts_[bucket] += count;
 }
 
-void PieceBucketStore::add_partitioned(const size_t* offsets, HostBuffer& key_buffer, HostBuffer& value_buffer) {
-  const void* keys = key_buffer.data;
-  const void* values = value_buffer.data;
+void PieceBucketStore::add_partitioned(const size_t* offsets, const void* keys, const void* values) {
   const auto append_bucket = [&](size_t bucket) {
     const size_t first = offsets[bucket];
     append(bucket, static_cast<const char*>(keys) + first * element_bytes_[BucketStore::keys],
@@ -161,25 +160,45 @@ void PieceBucketStore::release(size_t bucket) {
   pieces_[bucket].shrink_to_fit();
 }
 
+/// Anonymous memory that asks for huge pages: filling gigabytes of it then takes thousands of page faults rather
+/// than millions.
+class HugePageMemory {
+ public:
+  explicit HugePageMemory(size_t bytes) : bytes_(std::max<size_t>(bytes, 1)) {
+    void* memory = ::mmap(nullptr, bytes_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (memory == MAP_FAILED) throw std::bad_alloc();
+    ::madvise(memory, bytes_, MADV_HUGEPAGE);  // a hint: without it, ordinary pages
+    data_ = static_cast<char*>(memory);
+  }
+  ~HugePageMemory() { ::munmap(data_, bytes_); }
+  HugePageMemory(const HugePageMemory&) = delete;
+  HugePageMemory& operator=(const HugePageMemory&) = delete;
+  char* data() const { return data_; }
+
+ private:
+  size_t bytes_;
+  char* data_ = nullptr;
+};
+
 /// Buckets in host memory: the partitioned chunks, kept whole.
 class ChunkBucketStore final : public BucketStore {
  public:
-  ChunkBucketStore(size_t buckets, size_t key_bytes, size_t value_bytes, unsigned threads,
-                   std::function<HostBuffer(size_t)> allocate)
-      : BucketStore(buckets, key_bytes, value_bytes, threads), allocate_(std::move(allocate)) {}
+  using BucketStore::BucketStore;
 
-  void add_partitioned(const size_t* offsets, HostBuffer& keys, HostBuffer& values) override {
+  void add_partitioned(const size_t* offsets, const void* keys, const void* values) override {
+    const size_t count = offsets[buckets()];
+    for (size_t b = 0; b < buckets(); ++b) counts_[b] += offsets[b + 1] - offsets[b];
+    if (count == 0) return;
     Chunk chunk;
     chunk.offsets.assign(offsets, offsets + buckets() + 1);
-    for (size_t b = 0; b < buckets(); ++b) {
-      counts_[b] += offsets[b + 1] - offsets[b];
-      if (offsets[b + 1] > offsets[b]) chunk.last_bucket = b;
-    }
-    if (offsets[buckets()] == 0) return;
-    // The chunk's buffers stay here; the caller gets new ones for its next chunk.
-    chunk.columns[BucketStore::keys] = std::exchange(keys, allocate_(keys.bytes));
-    if (element_bytes_[BucketStore::values] > 0) {
-      chunk.columns[BucketStore::values] = std::exchange(values, allocate_(values.bytes));
+    // The first offset that reaches the end closes the last bucket with elements.
+    chunk.last_bucket = static_cast<size_t>(std::lower_bound(offsets, offsets + buckets() + 1, count) - offsets) - 1;
+    const void* sources[2] = {keys, values};
+    for (int column : {BucketStore::keys, BucketStore::values}) {
+      const size_t bytes = count * element_bytes_[column];
+      if (bytes == 0) continue;
+      chunk.columns[column] = std::make_unique<HugePageMemory>(bytes);
+      parallel_copy(chunk.columns[column]->data(), sources[column], bytes, threads_);
     }
     chunks_.push_back(std::move(chunk));
   }
@@ -205,7 +224,7 @@ class ChunkBucketStore final : public BucketStore {
       const size_t from = std::max(first, position);
       const size_t to = std::min(end, position + slice);
       if (from < to) {
-        const char* base = chunk.columns[column].data + chunk.offsets[bucket] * element;
+        const char* base = chunk.columns[column]->data() + chunk.offsets[bucket] * element;
         copies.push_back({base + (from - position) * element, (to - from) * element, out});
         out += (to - from) * element;
       }
@@ -213,19 +232,6 @@ class ChunkBucketStore final : public BucketStore {
     }
     parallel_for(copies.size(), count * element >= (size_t(8) << 20) ? threads_ : 1,
                  [&](size_t i) { std::memcpy(copies[i].to, copies[i].from, copies[i].bytes); });
-  }
-
-  std::vector<HostSpan> spans(size_t first_bucket, size_t end_bucket, Column column) const override {
-    // Chunk by chunk: within one chunk the buckets [first_bucket, end_bucket) are one run, and the elements of any
-    // one bucket (so every run of equal keys) still come in chunk order, which is input order.
-    std::vector<HostSpan> runs;
-    const size_t element = element_bytes_[column];
-    for (const Chunk& chunk : chunks_) {
-      const size_t from = chunk.offsets[first_bucket];
-      const size_t to = chunk.offsets[end_bucket];
-      if (from < to) runs.push_back({chunk.columns[column].data + from * element, (to - from) * element});
-    }
-    return runs;
   }
 
   void release(size_t bucket) override {
@@ -239,10 +245,9 @@ class ChunkBucketStore final : public BucketStore {
   struct Chunk {
     std::vector<size_t> offsets;
     size_t last_bucket = 0;  // the last bucket with elements in this chunk
-    HostBuffer columns[2];
+    std::unique_ptr<HugePageMemory> columns[2];
   };
 
-  std::function<HostBuffer(size_t)> allocate_;
   std::vector<Chunk> chunks_;
 };
 
@@ -315,9 +320,8 @@ class SpillBucketStore final : public PieceBucketStore {
 }  // namespace
 
 std::unique_ptr<BucketStore> make_host_bucket_store(size_t buckets, size_t key_bytes, size_t value_bytes,
-                                                    unsigned threads,
-                                                    std::function<HostBuffer(size_t bytes)> allocate) {
-  return std::make_unique<ChunkBucketStore>(buckets, key_bytes, value_bytes, threads, std::move(allocate));
+                                                    unsigned threads) {
+  return std::make_unique<ChunkBucketStore>(buckets, key_bytes, value_bytes, threads);
 }
 
 std::unique_ptr<BucketStore> make_spill_bucket_store(size_t buckets, size_t key_bytes, size_t value_bytes,

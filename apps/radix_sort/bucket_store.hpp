@@ -5,12 +5,10 @@
 
 #include <algorithm>
 #include <cstddef>
-#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
 
-#include "backend.hpp"
 
 namespace radix_sort {
 
@@ -27,17 +25,13 @@ class BucketStore {
   BucketStore(const BucketStore&) = delete;
   BucketStore& operator=(const BucketStore&) = delete;
 
-  /// Adds a partitioned chunk: bucket b's elements are [offsets[b], offsets[b + 1]) of `keys` (and `values`; empty
-  /// without values). A store may keep the chunk's buffers, leaving new ones of the same size in their place.
-  virtual void add_partitioned(const size_t* offsets, HostBuffer& keys, HostBuffer& values) = 0;
+  /// Adds a partitioned chunk: bucket b's elements are [offsets[b], offsets[b + 1]) of `keys` (and `values`, null
+  /// without values).
+  virtual void add_partitioned(const size_t* offsets, const void* keys, const void* values) = 0;
   /// Ends adding; reading may begin.
   virtual void finish_appending() = 0;
   /// Copies elements [first, first + count) of one column of `bucket` into `destination`.
   virtual void read(size_t bucket, Column column, size_t first, size_t count, void* destination) = 0;
-  /// Where buckets [first_bucket, end_bucket) of one column lie in host memory, as spans in input order within each
-  /// bucket (equal keys, which share a bucket, keep their order in the spans' concatenation); empty where the store
-  /// keeps them elsewhere.
-  virtual std::vector<HostSpan> spans(size_t first_bucket, size_t end_bucket, Column column) const = 0;
   /// Releases what is left of `bucket`.
   virtual void release(size_t bucket) = 0;
 
@@ -51,12 +45,12 @@ class BucketStore {
   std::vector<size_t> counts_;
 };
 
-/// Buckets in host memory: the store keeps every partitioned chunk whole (no copy) and takes a new buffer for the
-/// next one from `allocate` (the backend's staging memory, so the GPU copies buckets straight from it). A chunk's
-/// memory goes once every bucket with elements in it has been released. Large reads run on up to `threads` threads.
+/// Buckets in host memory: every partitioned chunk is kept whole, copied into memory of its own (huge pages where
+/// the system has them: a few faults rather than one a page), and a bucket is its slice of every chunk. A chunk's
+/// memory goes once every bucket with elements in it has been released. Large copies run on up to `threads`
+/// threads.
 std::unique_ptr<BucketStore> make_host_bucket_store(size_t buckets, size_t key_bytes, size_t value_bytes,
-                                                    unsigned threads,
-                                                    std::function<HostBuffer(size_t bytes)> allocate);
+                                                    unsigned threads);
 
 /// Buckets in one anonymous spill file in `directory` (O_TMPFILE, or a file unlinked as soon as it is created),
 /// each bucket's elements gathered into pieces of `piece_elements` so that spill writes are large and the index of

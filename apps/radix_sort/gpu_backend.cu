@@ -78,20 +78,6 @@ class StagedTransfer {
     return total_seconds(copies);
   }
 
-  /// Copies `spans` of pinned host memory, one after another, to `device`; returns the copy time (GPU-timed).
-  double upload_spans(const std::vector<HostSpan>& spans, void* device) {
-    ChunkCopy copy;
-    copy.start.record(stream_);
-    char* out = static_cast<char*>(device);
-    for (const HostSpan& span : spans) {
-      prims::check(cudaMemcpyAsync(out, span.data, span.bytes, cudaMemcpyHostToDevice, stream_), "copying to the GPU");
-      out += span.bytes;
-    }
-    copy.stop.record(stream_);
-    copy.stop.synchronize("copying to the GPU");
-    return prims::Event::seconds_between(copy.start, copy.stop);
-  }
-
   /// Copies `count` elements from `device` to `write`, chunk by chunk; returns the copy time (GPU-timed).
   double download(const void* device, size_t count, size_t element_bytes, const ChunkWriter& write,
                   double& write_seconds) {
@@ -247,14 +233,10 @@ void gpu_sort(GpuResources& gpu, const SortRequest& request, const SortIo& io, S
 
   StagedTransfer transfer(stream, gpu.staging);
   // Both directions: wall time the caller waits (less reading and writing), and the copies' own GPU time.
-  // Input that already lies in pinned host memory (buckets of the out-of-core sort) is copied straight from there.
-  const auto timed_upload = [&](const ChunkReader& read, const std::vector<HostSpan>& spans, void* device,
-                                size_t element_bytes) {
+  const auto timed_upload = [&](const ChunkReader& read, void* device, size_t element_bytes) {
     const auto start = Clock::now();
     const double read_before = stats.read_seconds;
-    stats.to_device_copy_seconds += spans.empty()
-                                        ? transfer.upload(read, device, request.count, element_bytes, stats.read_seconds)
-                                        : transfer.upload_spans(spans, device);
+    stats.to_device_copy_seconds += transfer.upload(read, device, request.count, element_bytes, stats.read_seconds);
     stats.to_device_seconds += seconds_since(start) - (stats.read_seconds - read_before);
   };
   const auto timed_download = [&](const void* device, size_t element_bytes, const ChunkWriter& write) {
@@ -263,7 +245,7 @@ void gpu_sort(GpuResources& gpu, const SortRequest& request, const SortIo& io, S
     stats.to_host_copy_seconds += transfer.download(device, request.count, element_bytes, write, stats.write_seconds);
     stats.to_host_seconds += seconds_since(start) - (stats.write_seconds - write_before);
   };
-  timed_upload(io.read_keys, io.key_spans, keys.data(), key_type_size(request.key_type));
+  timed_upload(io.read_keys, keys.data(), key_type_size(request.key_type));
   stats.bytes_to_device += key_bytes;
   if (request.argsort) {
     constexpr int block_threads = 256;
@@ -271,7 +253,7 @@ void gpu_sort(GpuResources& gpu, const SortRequest& request, const SortIo& io, S
     fill_indices<<<blocks, block_threads, 0, stream>>>(reinterpret_cast<uint64_t*>(values.data()), request.count);
     prims::check(cudaGetLastError(), "launching fill_indices");
   } else if (has_values) {
-    timed_upload(io.read_values, io.value_spans, values.data(), request.value_bytes);
+    timed_upload(io.read_values, values.data(), request.value_bytes);
     stats.bytes_to_device += value_bytes;
   }
   if (io.inputs_read) io.inputs_read();

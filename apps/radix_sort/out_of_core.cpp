@@ -211,7 +211,6 @@ class OutOfCoreSort {
       return got;
     };
     total_elements_ = 0;
-    if (!plan_.spill && io_.keys->count()) allocate_arena(*io_.keys->count());
     const int top_begin = std::max(0, key_bits_ - digit_bits);
     std::unique_ptr<BucketStore> top = partition(read_input, top_begin, key_bits_);
     for (size_t b = 0; b < top->buckets(); ++b) total_elements_ += top->count(b);
@@ -229,26 +228,7 @@ class OutOfCoreSort {
       return make_spill_bucket_store(buckets, key_bytes_, value_bytes_, plan_.piece_elements, io_.threads,
                                      io_.spill_directory, stats_.spilled_bytes);
     }
-    return make_host_bucket_store(buckets, key_bytes_, value_bytes_, io_.threads,
-                                  [this](size_t bytes) { return allocate_chunk(bytes); });
-  }
-
-  /// A chunk buffer for the host store: carved from the arena while it lasts, else allocated on its own.
-  HostBuffer allocate_chunk(size_t bytes) {
-    if (arena_used_ + bytes <= arena_.bytes) {
-      char* data = arena_.data + arena_used_;
-      arena_used_ += bytes;
-      return {arena_.owner, data, bytes};
-    }
-    return backend_.allocate_staging(bytes);
-  }
-
-  /// Allocates at once the chunk buffers that a first partition of `count` elements into host memory will keep:
-  /// one large allocation of staging memory costs far less than many small ones while the GPU is busy.
-  void allocate_arena(size_t count) {
-    const size_t chunks = (count + plan_.chunk_elements - 1) / plan_.chunk_elements;
-    const size_t bytes = chunks * plan_.chunk_elements * (key_bytes_ + value_bytes_);
-    if (bytes > 0) arena_ = backend_.allocate_staging(bytes);
+    return make_host_bucket_store(buckets, key_bytes_, value_bytes_, io_.threads);
   }
 
   /// Partitions everything `source` gives by the digit [begin_bit, end_bit) into a new store: reading, partitioning
@@ -298,7 +278,7 @@ class OutOfCoreSort {
       try {
         while (std::optional<StagingSlot*> slot = partitioned_slots.pop()) {
           StagingSlot& s = **slot;
-          store->add_partitioned(s.offsets.data(), s.keys_out, s.values_out);
+          store->add_partitioned(s.offsets.data(), s.keys_out.data, value_bytes_ > 0 ? s.values_out.data : nullptr);
           free_slots.push(&s);
         }
       } catch (...) {
@@ -385,8 +365,8 @@ class OutOfCoreSort {
     return request;
   }
 
-  /// Sorts buckets [first_bucket, end_bucket) as one on the backend, reading them from the store (or handing it
-  /// the store's memory) and writing them after the buckets before them.
+  /// Sorts buckets [first_bucket, end_bucket) as one on the backend, reading them from the store and writing them
+  /// after the buckets before them.
   void sort_buckets(BucketStore& store, size_t first_bucket, size_t end_bucket, const SortRequest& group_request) {
     const size_t base = written_;
     // Elements [first, first + count) of the buckets' concatenation, bucket by bucket.
@@ -410,8 +390,6 @@ class OutOfCoreSort {
     io.read_values = [&](size_t first, size_t count, void* destination) {
       read_column(BucketStore::values, first, count, destination);
     };
-    io.key_spans = store.spans(first_bucket, end_bucket, BucketStore::keys);
-    if (value_bytes_ > 0) io.value_spans = store.spans(first_bucket, end_bucket, BucketStore::values);
     if (request_.argsort) {
       io.write_values = [&](size_t first, size_t count, const void* source) {
         write_behind_.write(io_.write_keys, base + first, count, value_bytes_, source);
@@ -493,8 +471,6 @@ class OutOfCoreSort {
   int key_bits_;
   StagingSlot slots_[staging_slots];
   WriteBehind write_behind_;
-  HostBuffer arena_;  // chunk buffers of the first partition into host memory, allocated at once
-  size_t arena_used_ = 0;
   size_t total_elements_ = 0;
   size_t written_ = 0;
   bool have_extremes_ = false;
