@@ -190,7 +190,8 @@ bool sort_one_rank(ncclComm_t comm, int rank, int ranks, int device, const Optio
   prims::check(cudaMemcpyAsync(&own, checks.data(), sizeof(Checks), cudaMemcpyDeviceToHost, s), "copy back");
   stream.synchronize("checks");
   if (rank + 1 < ranks && n > 0) {
-    const K last = sorted.download(n).back();
+    K last{};
+    prims::check(cudaMemcpy(&last, sorted.data() + n - 1, sizeof(K), cudaMemcpyDeviceToHost), "last key");
     const K next = next_first.download(1)[0];
     const int bits = 8 * static_cast<int>(sizeof(K));
     own.out_of_order += prims::sort_bits(next, order, 0, bits) < prims::sort_bits(last, order, 0, bits);
