@@ -26,7 +26,7 @@ def main():
             continue
         contenders = list(rows[0]["median_ms"].keys())
         ours, others = contenders[0], contenders[1:]
-        sort = data["bench"] == "bench_sort"
+        sort = data["bench"] in ("bench_sort", "bench_dist_sort")
         rate = "Gkeys/s" if sort else "GB/s"
         print(f"{data['bench']} on {data['device']} (copy {copy:.0f} GB/s)\n")
         header = ["case", "n"] + [f"{c} us" for c in contenders] + [f"{ours} {rate}"] + [f"vs {c}" for c in others]

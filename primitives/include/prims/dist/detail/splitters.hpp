@@ -1,0 +1,209 @@
+#pragma once
+// The host arithmetic of the distributed sort's exact splitters, in plain C++ (no CUDA, no NCCL), so that host-only
+// tests can drive it with simulated ranks.
+//
+// P ranks hold n_0 .. n_{P-1} keys; rank r's output is the global sorted positions [t_r, t_{r+1}) with
+// t_r = n_0 + ... + n_{r-1}, so the P - 1 boundaries t_1 .. t_{P-1} decide everything. The digits are read from
+// the top of the ordered key bits, 8 at a time. A node of level L is the set of keys that share the top L digits;
+// its keys are contiguous in every rank's partitioned buffer once the node's ancestors have been partitioned. The
+// root (level 0) is the whole buffer, partitioned by the top digit.
+//
+// A round partitions every pending node by its next digit on every rank (stably, in place), and sums the bucket
+// offsets of all ranks (an all-reduce: offsets are prefix sums, so the sum of the ranks' offsets is the global
+// one). Each boundary then either falls on the edge of a bucket (settled: every rank cuts at that bucket's local
+// start), or strictly inside a bucket, which becomes its node for the next round; a bucket at the last level is a
+// single key value v (settled as a tie). Boundaries that share a node share its partition: pending nodes are
+// distinct. Every decision reads only global numbers, so all ranks take the same rounds.
+//
+// Ties: the keys equal to v before boundary t are `excess` = t - (global start of v) of them, taken in (source
+// rank, source index) order. Each rank reports, per boundary, its local start of v's node (`cut`; the cut itself
+// at an edge) and its number of keys equal to v (`ties`; 0 at an edge); after one all-gather of these every rank
+// knows where every rank cuts: left_q(t) = cut_q + clamp(excess - (ties of ranks before q), 0, ties_q). Rank q
+// sends its positions [left_q(t_r), left_q(t_{r+1})) to rank r (with left_q(t_0) = 0, left_q(t_P) = n_q): in
+// order, contiguous ranges of its partitioned buffer.
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+namespace prims::dist::detail {
+
+/// The bits of one splitter digit and the buckets a partition by it makes.
+inline constexpr int kDigitBits = 8;
+inline constexpr int kDigitBuckets = 1 << kDigitBits;
+/// Bucket offsets of one partition: each bucket's first index, then the node's size.
+inline constexpr int kBucketOffsets = kDigitBuckets + 1;
+
+/// The digits of a key of `key_bits` bits, from the top: digit `level` covers [begin_bit(level), end_bit(level)).
+/// Example: `DigitLayout{32}.begin_bit(0) == 24`, `DigitLayout{32}.levels() == 4`.
+struct DigitLayout {
+  int key_bits;
+
+  constexpr int levels() const { return (key_bits + kDigitBits - 1) / kDigitBits; }
+  constexpr int end_bit(int level) const { return key_bits - kDigitBits * level; }
+  constexpr int begin_bit(int level) const { return std::max(0, end_bit(level) - kDigitBits); }
+};
+
+/// This rank's range of one node in its partitioned buffer: [local_begin, local_end).
+struct NodeRange {
+  uint64_t local_begin;
+  uint64_t local_end;
+};
+
+/// What one rank sends and receives, in elements: segment q of its partitioned buffer ([send_offsets[q],
+/// send_offsets[q] + send_counts[q])) goes to rank q; what rank q sends lands at receive_offsets[q] of its output.
+struct ExchangePlan {
+  std::vector<uint64_t> send_counts;
+  std::vector<uint64_t> send_offsets;
+  std::vector<uint64_t> receive_counts;
+  std::vector<uint64_t> receive_offsets;
+};
+
+/// The exact-splitter search of one rank.
+/// Example (one round per loop; GPU partitions and all-reduces in between):
+///   SplitterSearch search(rank_counts, rank, 32);        // rank_counts: every rank's n, all-gathered
+///   partition the whole buffer by digit 0, all-reduce its offsets
+///   search.refine(local_offsets, global_offsets);
+///   while (!search.done()) {
+///     for each node in search.pending(): partition its range by search.level()'s digit
+///     all-reduce; search.refine(local_offsets, global_offsets);
+///   }
+///   all-gather search.cut_summary() into summaries; ExchangePlan plan = search.exchange_plan(summaries);
+class SplitterSearch {
+ public:
+  /// rank_counts: n of every rank, in rank order. The search starts with the root pending (level 0).
+  SplitterSearch(std::vector<uint64_t> rank_counts, int rank, int key_bits)
+      : rank_counts_(std::move(rank_counts)), rank_(rank), layout_{key_bits} {
+    const uint64_t local_size = rank_counts_[static_cast<size_t>(rank_)];
+    uint64_t target = 0;
+    for (size_t r = 0; r + 1 < rank_counts_.size(); ++r) {
+      target += rank_counts_[r];
+      boundaries_.push_back(Boundary{target, 0, {0, local_size}, false, 0, 0, 0});
+    }
+    collect_pending();
+  }
+
+  int ranks() const { return static_cast<int>(rank_counts_.size()); }
+  int num_boundaries() const { return static_cast<int>(boundaries_.size()); }
+  /// The level of the pending nodes: partition them by digit `level()` of the layout.
+  int level() const { return level_; }
+  const DigitLayout& layout() const { return layout_; }
+  /// The distinct nodes to partition this round, in buffer order; empty when done.
+  const std::vector<NodeRange>& pending() const { return pending_; }
+  bool done() const { return pending_.empty(); }
+
+  /// One round's result: kBucketOffsets offsets per pending node, in pending() order, relative to the node's
+  /// start: this rank's (local) and the sum over all ranks (global).
+  void refine(const std::vector<uint64_t>& local_offsets, const std::vector<uint64_t>& global_offsets) {
+    for (size_t j = 0; j < boundaries_.size(); ++j) {
+      Boundary& b = boundaries_[j];
+      if (b.settled) continue;
+      const size_t node = node_of_boundary_[j];
+      const uint64_t* local = &local_offsets[node * kBucketOffsets];
+      const uint64_t* global = &global_offsets[node * kBucketOffsets];
+      const uint64_t position = b.target - b.global_begin;  // inside the node: 0 <= position <= its size
+      // The last bucket whose global start is at or before the position.
+      int bucket = kDigitBuckets;
+      while (global[bucket] > position) --bucket;
+      if (global[bucket] == position) {
+        settle(b, b.range.local_begin + local[bucket], 0, 0);
+        continue;
+      }
+      const NodeRange child{b.range.local_begin + local[bucket], b.range.local_begin + local[bucket + 1]};
+      if (level_ + 1 == layout_.levels()) {
+        settle(b, child.local_begin, child.local_end - child.local_begin, position - global[bucket]);
+        continue;
+      }
+      b.global_begin += global[bucket];
+      b.range = child;
+    }
+    ++level_;
+    collect_pending();
+  }
+
+  /// This rank's (cut, ties) for every boundary, two numbers each: what the all-gather after the search moves.
+  std::vector<uint64_t> cut_summary() const {
+    std::vector<uint64_t> summary;
+    for (const Boundary& b : boundaries_) {
+      summary.push_back(b.cut);
+      summary.push_back(b.ties);
+    }
+    return summary;
+  }
+
+  /// Where rank q cuts at boundary j (0 <= j <= P; j = 0 and j = P are the buffer's ends), from every rank's
+  /// cut_summary() concatenated in rank order.
+  uint64_t left_of(const std::vector<uint64_t>& summaries, int q, int j) const {
+    if (j == 0) return 0;
+    if (j == ranks()) return rank_counts_[static_cast<size_t>(q)];
+    const Boundary& b = boundaries_[static_cast<size_t>(j - 1)];
+    const size_t stride = 2 * boundaries_.size();
+    uint64_t ties_before = 0;
+    for (int p = 0; p < q; ++p) ties_before += summaries[static_cast<size_t>(p) * stride + 2 * (j - 1) + 1];
+    const uint64_t cut = summaries[static_cast<size_t>(q) * stride + 2 * (j - 1)];
+    const uint64_t ties = summaries[static_cast<size_t>(q) * stride + 2 * (j - 1) + 1];
+    const uint64_t taken = b.excess > ties_before ? std::min(b.excess - ties_before, ties) : 0;
+    return cut + taken;
+  }
+
+  /// This rank's sends and receives, from every rank's cut_summary() concatenated in rank order (after done()).
+  ExchangePlan exchange_plan(const std::vector<uint64_t>& summaries) const {
+    const int p = ranks();
+    ExchangePlan plan{std::vector<uint64_t>(p), std::vector<uint64_t>(p), std::vector<uint64_t>(p),
+                      std::vector<uint64_t>(p)};
+    uint64_t received = 0;
+    for (int q = 0; q < p; ++q) {
+      plan.send_offsets[q] = left_of(summaries, rank_, q);
+      plan.send_counts[q] = left_of(summaries, rank_, q + 1) - plan.send_offsets[q];
+      plan.receive_offsets[q] = received;
+      plan.receive_counts[q] = left_of(summaries, q, rank_ + 1) - left_of(summaries, q, rank_);
+      received += plan.receive_counts[q];
+    }
+    return plan;
+  }
+
+ private:
+  struct Boundary {
+    uint64_t target;        // the global position t_j
+    uint64_t global_begin;  // global position of the node's first key
+    NodeRange range;        // this rank's range of the node
+    bool settled;
+    uint64_t cut;     // settled: this rank's cut (at an edge) or its start of the tied value's keys
+    uint64_t ties;    // settled: this rank's keys equal to the tied value (0 at an edge)
+    uint64_t excess;  // settled: the tied value's keys, over all ranks, that go before the boundary
+  };
+
+  static void settle(Boundary& b, uint64_t cut, uint64_t ties, uint64_t excess) {
+    b.settled = true;
+    b.cut = cut;
+    b.ties = ties;
+    b.excess = excess;
+  }
+
+  /// The distinct nodes of the unsettled boundaries, and which one each boundary is in. Boundaries are in
+  /// increasing order, so equal nodes are adjacent; distinct nodes of one level have distinct global starts.
+  void collect_pending() {
+    pending_.clear();
+    node_of_boundary_.assign(boundaries_.size(), 0);
+    const Boundary* previous = nullptr;
+    for (size_t j = 0; j < boundaries_.size(); ++j) {
+      const Boundary& b = boundaries_[j];
+      if (b.settled) continue;
+      if (previous == nullptr || previous->global_begin != b.global_begin) pending_.push_back(b.range);
+      node_of_boundary_[j] = pending_.size() - 1;
+      previous = &b;
+    }
+  }
+
+  std::vector<uint64_t> rank_counts_;
+  int rank_;
+  DigitLayout layout_;
+  int level_ = 0;
+  std::vector<Boundary> boundaries_;
+  std::vector<NodeRange> pending_;
+  std::vector<size_t> node_of_boundary_;
+};
+
+}  // namespace prims::dist::detail

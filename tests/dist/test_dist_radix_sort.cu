@@ -1,0 +1,447 @@
+// prims::dist::radix_sort_keys / radix_sort_pairs on 1 and 2 GPUs of one process: ncclCommInitAll over the first
+// GPUs, one host thread per rank (the call synchronizes its stream, so one thread cannot drive two ranks). Every
+// output is compared bitwise with a CPU stable sort of the concatenated shards (tests/sort_reference.cuh); the
+// 2^30-keys-a-rank case is validated on the GPUs. Tests skip where there are fewer GPUs than ranks.
+#include <gtest/gtest.h>
+
+#include <cuda_runtime.h>
+#include <nccl.h>
+
+#include <cstdint>
+#include <cstdlib>
+#include <map>
+#include <numeric>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <type_traits>
+#include <vector>
+
+#include "gpu_test.cuh"
+#include "prims/device/detail/radix_sort_tile_counts.cuh"
+#include "prims/dist.cuh"
+#include "prims/util/cuda_handles.cuh"
+#include "sort_reference.cuh"
+
+namespace {
+
+using prims::device::Order;
+using prims::test::bit_patterns;
+using prims::test::random_keys;
+
+constexpr size_t kTile = prims::detail::SortTile<prims::detail::TileCountsPolicy<uint32_t, prims::detail::NoValues>,
+                                                 uint32_t, prims::detail::NoValues, size_t>::kTileItems;
+
+int gpu_count() {
+  int count = 0;
+  return cudaGetDeviceCount(&count) == cudaSuccess ? count : 0;
+}
+
+void check_nccl(ncclResult_t result, const std::string& what) {
+  if (result != ncclSuccess) throw std::runtime_error(what + ": " + ncclGetErrorString(result));
+}
+
+/// Communicators over GPUs 0 .. ranks - 1, one set per rank count, made on first use and destroyed after the
+/// last test.
+class Communicators : public ::testing::Environment {
+ public:
+  static const std::vector<ncclComm_t>& over(int ranks) {
+    auto& comms = instance().comms_[ranks];
+    if (comms.empty()) {
+      comms.resize(static_cast<size_t>(ranks));
+      std::vector<int> devices(static_cast<size_t>(ranks));
+      std::iota(devices.begin(), devices.end(), 0);
+      // NVLink multicast stays off on the machines these tests run on; an explicit setting in the environment wins.
+      setenv("NCCL_NVLS_ENABLE", "0", 0);
+      check_nccl(ncclCommInitAll(comms.data(), ranks, devices.data()), "ncclCommInitAll");
+    }
+    return comms;
+  }
+  static Communicators& instance() {
+    static Communicators* const environment =
+        static_cast<Communicators*>(::testing::AddGlobalTestEnvironment(new Communicators));
+    return *environment;
+  }
+  void TearDown() override {
+    for (auto& [ranks, comms] : comms_) {
+      for (ncclComm_t comm : comms) ncclCommDestroy(comm);
+    }
+    comms_.clear();
+  }
+
+ private:
+  std::map<int, std::vector<ncclComm_t>> comms_;
+};
+/// Registered before the tests run, so that gtest tears it down after the last one.
+[[maybe_unused]] const Communicators& kCommunicators = Communicators::instance();
+
+/// Runs body(rank) on one host thread per rank with the rank's GPU current; fails the test for every rank that threw.
+template <class Body>
+void on_every_rank(int ranks, Body body) {
+  std::vector<std::string> errors(static_cast<size_t>(ranks));
+  std::vector<std::thread> threads;
+  for (int r = 0; r < ranks; ++r) {
+    threads.emplace_back([&, r] {
+      try {
+        prims::check(cudaSetDevice(r), "cudaSetDevice");
+        body(r);
+      } catch (const std::exception& e) {
+        errors[static_cast<size_t>(r)] = e.what();
+      }
+    });
+  }
+  for (auto& thread : threads) thread.join();
+  for (int r = 0; r < ranks; ++r) EXPECT_EQ(errors[static_cast<size_t>(r)], "") << "rank " << r;
+}
+
+/// Where `actual` differs from expected[begin ..], if anywhere.
+template <class T>
+::testing::AssertionResult same_as_slice(const std::vector<T>& actual, const std::vector<T>& expected, size_t begin) {
+  if (begin + actual.size() > expected.size()) return ::testing::AssertionFailure() << "slice past the end";
+  for (size_t i = 0; i < actual.size(); ++i) {
+    if (!(actual[i] == expected[begin + i])) {
+      return ::testing::AssertionFailure() << "first difference at local index " << i << " of " << actual.size()
+                                           << ": got " << +actual[i] << ", expected " << +expected[begin + i];
+    }
+  }
+  return ::testing::AssertionSuccess();
+}
+
+struct SortOptions {
+  Order order = Order::Ascending;
+  bool pairs = false;
+  bool in_place = false;
+};
+
+/// Sorts the shards (shard r on GPU r) with the distributed sort and compares every rank's output with its slice
+/// of the CPU stable sort of the concatenation. Pairs carry each key's global index as its value, so the values
+/// show the tie order across ranks.
+template <class K>
+void check_sort(const std::vector<std::vector<K>>& shards, SortOptions options) {
+  using V = uint32_t;
+  const int ranks = static_cast<int>(shards.size());
+  const auto& comms = Communicators::over(ranks);
+  std::vector<size_t> starts = {0};
+  std::vector<K> all;
+  for (const auto& shard : shards) {
+    all.insert(all.end(), shard.begin(), shard.end());
+    starts.push_back(all.size());
+  }
+  ASSERT_LT(all.size(), size_t{1} << 32);
+
+  // The size queries run one rank at a time from this thread: they must not communicate.
+  std::vector<size_t> temp_bytes(static_cast<size_t>(ranks));
+  for (int r = 0; r < ranks; ++r) {
+    ASSERT_EQ(cudaSuccess, cudaSetDevice(r));
+    const size_t n = shards[static_cast<size_t>(r)].size();
+    const ncclResult_t sized =
+        options.pairs
+            ? prims::dist::radix_sort_pairs<K, V>(comms[r], nullptr, temp_bytes[r], nullptr, nullptr, nullptr,
+                                                  nullptr, n, options.order)
+            : prims::dist::radix_sort_keys<K>(comms[r], nullptr, temp_bytes[r], nullptr, nullptr, n, options.order);
+    ASSERT_EQ(ncclSuccess, sized) << "rank " << r;
+  }
+
+  std::vector<std::vector<K>> sorted_keys(static_cast<size_t>(ranks));
+  std::vector<std::vector<V>> sorted_values(static_cast<size_t>(ranks));
+  on_every_rank(ranks, [&](int r) {
+    const size_t rank = static_cast<size_t>(r);
+    const size_t n = shards[rank].size();
+    prims::DeviceBuffer<K> keys(n), keys_out(options.in_place ? 0 : n);
+    prims::DeviceBuffer<V> values(options.pairs ? n : 0), values_out(options.pairs && !options.in_place ? n : 0);
+    keys.upload(shards[rank]);
+    keys_out.fill_bytes(0xa5);  // poison: unwritten outputs show
+    if (options.pairs) {
+      std::vector<V> index(n);
+      std::iota(index.begin(), index.end(), static_cast<V>(starts[rank]));
+      values.upload(index);
+      values_out.fill_bytes(0xa5);
+    }
+    K* k_out = options.in_place ? keys.data() : keys_out.data();
+    V* v_out = options.in_place ? values.data() : values_out.data();
+    prims::DeviceBuffer<unsigned char> temp(temp_bytes[rank]);
+    const prims::Stream stream;
+    size_t bytes = temp_bytes[rank];
+    check_nccl(options.pairs ? prims::dist::radix_sort_pairs(comms[r], temp.data(), bytes, keys.data(), k_out,
+                                                             values.data(), v_out, n, options.order, stream.get())
+                             : prims::dist::radix_sort_keys(comms[r], temp.data(), bytes, keys.data(), k_out, n,
+                                                            options.order, stream.get()),
+               "prims::dist::radix_sort");
+    stream.synchronize("the distributed sort");
+    sorted_keys[rank].resize(n);
+    prims::check(cudaMemcpy(sorted_keys[rank].data(), k_out, n * sizeof(K), cudaMemcpyDeviceToHost), "keys back");
+    if (options.pairs) {
+      sorted_values[rank].resize(n);
+      prims::check(cudaMemcpy(sorted_values[rank].data(), v_out, n * sizeof(V), cudaMemcpyDeviceToHost),
+                   "values back");
+    }
+  });
+
+  const auto permutation = prims::test::reference_sort_permutation(all, options.order, 0, 8 * int{sizeof(K)});
+  const auto expected_keys = bit_patterns(prims::test::permuted(all, permutation));
+  for (int r = 0; r < ranks; ++r) {
+    const size_t rank = static_cast<size_t>(r);
+    EXPECT_TRUE(same_as_slice(bit_patterns(sorted_keys[rank]), expected_keys, starts[rank])) << "keys of rank " << r;
+    if (options.pairs) {
+      std::vector<V> expected_values(permutation.begin(), permutation.end());
+      EXPECT_TRUE(same_as_slice(sorted_values[rank], expected_values, starts[rank])) << "values of rank " << r;
+    }
+  }
+}
+
+/// Keys drawn by `make(rng)` for every shard size.
+template <class K, class Make>
+std::vector<std::vector<K>> make_shards(const std::vector<size_t>& sizes, uint64_t seed, Make make) {
+  std::mt19937_64 rng(seed);
+  std::vector<std::vector<K>> shards;
+  for (size_t n : sizes) {
+    std::vector<K> shard(n);
+    for (auto& key : shard) key = make(rng);
+    shards.push_back(std::move(shard));
+  }
+  return shards;
+}
+
+/// Random keys of every bit pattern, with the special floats mixed in for float types.
+template <class K>
+std::vector<std::vector<K>> random_shards(const std::vector<size_t>& sizes, uint64_t seed) {
+  std::vector<std::vector<K>> shards;
+  for (size_t n : sizes) {
+    auto shard = random_keys<K>(n, seed++);
+    if constexpr (std::is_floating_point_v<K>) {
+      const auto specials = prims::test::special_floats<K>();
+      for (size_t i = 0; i < n; i += 7) shard[i] = specials[(i / 7) % specials.size()];
+    }
+    shards.push_back(std::move(shard));
+  }
+  return shards;
+}
+
+/// The test's rank count is its parameter; it skips without that many GPUs.
+class DistRadixSort : public ::testing::TestWithParam<int> {
+ protected:
+  void SetUp() override {
+    if (gpu_count() < GetParam()) GTEST_SKIP() << "needs " << GetParam() << " GPUs, found " << gpu_count();
+  }
+  int ranks() const { return GetParam(); }
+
+  /// Shard sizes for this rank count: every size alone on one rank; uneven, empty and tile-edge pairs on two.
+  std::vector<std::vector<size_t>> shard_size_sets() const {
+    if (ranks() == 1) {
+      return {{0}, {1}, {2}, {31}, {255}, {257}, {kTile - 1}, {kTile + 1}, {4093}, {65537}, {1000003}, {(1 << 20) + 7}};
+    }
+    return {{0, 0},         {1, 0},         {0, 1},          {1, 1},         {2, 31},
+            {4093, 0},      {0, 65537},     {31, 257},       {kTile - 1, kTile + 1},
+            {3 * kTile, 7 * kTile - 1},     {1000003, 17},   {255, (1 << 20) + 7},
+            {65537, 65535}, {1 << 20, 1 << 20}};
+  }
+};
+
+std::vector<size_t> uneven(int ranks, size_t a, size_t b) {
+  return ranks == 1 ? std::vector<size_t>{a + b} : std::vector<size_t>{a, b};
+}
+
+TEST_P(DistRadixSort, UnevenShardsU32) {
+  uint64_t seed = 1;
+  for (const auto& sizes : shard_size_sets()) {
+    SCOPED_TRACE("shard sizes " + ::testing::PrintToString(sizes));
+    check_sort(random_shards<uint32_t>(sizes, seed++), {});
+  }
+}
+
+TEST_P(DistRadixSort, OneEmptyShardPairs) {
+  for (const auto& sizes : {uneven(ranks(), 0, 200003), uneven(ranks(), 200003, 0)}) {
+    SCOPED_TRACE("shard sizes " + ::testing::PrintToString(sizes));
+    check_sort(random_shards<uint32_t>(sizes, 5), {Order::Ascending, true});
+  }
+}
+
+TEST_P(DistRadixSort, AllKeysEqualKeepRankAndIndexOrder) {
+  for (Order order : {Order::Ascending, Order::Descending}) {
+    const auto shards = make_shards<uint32_t>(uneven(ranks(), 50001, 70003), 1, [](auto&) { return 0x5bd1e995u; });
+    check_sort(shards, {order, true});
+    check_sort(make_shards<uint64_t>(uneven(ranks(), 3, 100000), 2, [](auto&) { return uint64_t{42}; }),
+               {order, true});
+  }
+}
+
+TEST_P(DistRadixSort, AllKeysInOneRanksRange) {
+  // Every key that rank 0 holds sorts after every key of rank 1, and the reverse.
+  for (bool high_first : {true, false}) {
+    std::vector<std::vector<uint32_t>> shards;
+    std::mt19937_64 rng(3);
+    for (size_t r = 0; r < static_cast<size_t>(ranks()); ++r) {
+      const uint32_t base = (r == 0) == high_first ? 0xf0000000u : 0;
+      std::vector<uint32_t> shard(100003 + 1000 * r);
+      for (auto& key : shard) key = base + static_cast<uint32_t>(rng() & 0xffffff);
+      shards.push_back(std::move(shard));
+    }
+    check_sort(shards, {Order::Ascending, true});
+  }
+  // All keys share their top three bytes: the boundary is found in the last digit.
+  check_sort(make_shards<uint32_t>(uneven(ranks(), 80000, 90001), 4,
+                                   [](auto& rng) { return 0xabcdef00u + static_cast<uint32_t>(rng() & 0xff); }),
+             {Order::Ascending, true});
+  // i32 keys around zero: the sign bit decides the top bucket.
+  check_sort(make_shards<int32_t>(uneven(ranks(), 65536, 65537), 6,
+                                  [](auto& rng) { return static_cast<int32_t>(rng() % 2001) - 1000; }),
+             {Order::Ascending, true});
+}
+
+TEST_P(DistRadixSort, Descending) {
+  check_sort(random_shards<uint32_t>(uneven(ranks(), 100000, 150001), 7), {Order::Descending, false});
+  check_sort(random_shards<float>(uneven(ranks(), 100000, 150001), 8), {Order::Descending, true});
+  check_sort(random_shards<int32_t>(uneven(ranks(), 0, 150001), 9), {Order::Descending, true});
+}
+
+TEST_P(DistRadixSort, PairsStableAcrossRanksWithFewDistinctKeys) {
+  for (Order order : {Order::Ascending, Order::Descending}) {
+    for (uint64_t distinct : {2u, 3u, 17u, 1000u}) {
+      SCOPED_TRACE(std::to_string(distinct) + " distinct keys");
+      check_sort(make_shards<uint64_t>(uneven(ranks(), 120001, 99999), distinct,
+                                       [distinct](auto& rng) { return (rng() % distinct) * 0x0101010101010101ull; }),
+                 {order, true});
+    }
+  }
+}
+
+TEST_P(DistRadixSort, KeyTypes) {
+  for (const auto& sizes : {uneven(ranks(), 100003, 65536), uneven(ranks(), 4093, 300007)}) {
+    SCOPED_TRACE("shard sizes " + ::testing::PrintToString(sizes));
+    check_sort(random_shards<uint8_t>(sizes, 10), {Order::Ascending, true});
+    check_sort(random_shards<int32_t>(sizes, 11), {Order::Ascending, true});
+    check_sort(random_shards<uint64_t>(sizes, 12), {Order::Ascending, true});
+    check_sort(random_shards<float>(sizes, 13), {Order::Ascending, true});
+    check_sort(random_shards<double>(sizes, 14), {Order::Ascending, false});
+    check_sort(random_shards<int16_t>(sizes, 15), {Order::Descending, true});
+  }
+}
+
+TEST_P(DistRadixSort, InPlace) {
+  check_sort(random_shards<uint32_t>(uneven(ranks(), 77777, 123457), 16), {Order::Ascending, true, true});
+  check_sort(random_shards<float>(uneven(ranks(), 123457, 0), 17), {Order::Descending, false, true});
+}
+
+TEST_P(DistRadixSort, BadArguments) {
+  const auto& comms = Communicators::over(ranks());
+  ASSERT_EQ(cudaSuccess, cudaSetDevice(0));
+  size_t bytes = 0;
+  ASSERT_EQ(ncclSuccess, prims::dist::radix_sort_keys<uint32_t>(comms[0], nullptr, bytes, nullptr, nullptr, 1000));
+  prims::DeviceBuffer<unsigned char> temp(bytes);
+  prims::DeviceBuffer<uint32_t> keys(1000);
+  size_t too_few = bytes - 1;
+  EXPECT_EQ(ncclInvalidArgument,
+            prims::dist::radix_sort_keys(comms[0], temp.data(), too_few, keys.data(), keys.data(), 1000));
+  EXPECT_EQ(ncclInvalidArgument,
+            prims::dist::radix_sort_keys<uint32_t>(comms[0], temp.data(), bytes, nullptr, keys.data(), 1000));
+  if (ranks() > 1) {
+    // Rank 1's communicator with GPU 0 current.
+    EXPECT_EQ(ncclInvalidUsage,
+              prims::dist::radix_sort_keys<uint32_t>(comms[1], nullptr, bytes, nullptr, nullptr, 1000));
+  }
+}
+
+// ---- 2^30 keys a rank, validated on the GPUs ----
+
+__host__ __device__ uint64_t mix_bits(uint64_t x) {
+  x ^= x >> 30;
+  x *= 0xbf58476d1ce4e5b9ull;
+  x ^= x >> 27;
+  x *= 0x94d049bb133111ebull;
+  x ^= x >> 31;
+  return x;
+}
+
+/// Keys of shard `rank`: uniform 32-bit, or one of `distinct` values (0: uniform).
+__global__ void generate_keys_kernel(uint32_t* keys, size_t n, uint64_t rank, uint32_t distinct) {
+  for (size_t i = blockIdx.x * size_t{blockDim.x} + threadIdx.x; i < n; i += size_t{gridDim.x} * blockDim.x) {
+    const uint64_t bits = mix_bits(rank * 0x9e3779b97f4a7c15ull + i);
+    keys[i] = distinct == 0 ? static_cast<uint32_t>(bits >> 32) : static_cast<uint32_t>((bits >> 32) % distinct);
+  }
+}
+
+/// Permutation-invariant fingerprints of the keys (a sum and a xor of hashes), and the number of places where a
+/// key is smaller than the one before it.
+struct Fingerprint {
+  unsigned long long hash_sum;
+  unsigned long long hash_xor;
+  unsigned long long descents;
+};
+
+__global__ void fingerprint_kernel(const uint32_t* keys, size_t n, Fingerprint* out) {
+  unsigned long long sum = 0, xor_bits = 0, descents = 0;
+  for (size_t i = blockIdx.x * size_t{blockDim.x} + threadIdx.x; i < n; i += size_t{gridDim.x} * blockDim.x) {
+    const uint64_t hash = mix_bits(keys[i]);
+    sum += hash;
+    xor_bits ^= hash;
+    if (i > 0 && keys[i] < keys[i - 1]) ++descents;
+  }
+  atomicAdd(&out->hash_sum, sum);
+  atomicXor(&out->hash_xor, xor_bits);
+  atomicAdd(&out->descents, descents);
+}
+
+Fingerprint fingerprint(const uint32_t* keys, size_t n, cudaStream_t stream) {
+  prims::DeviceBuffer<Fingerprint> result(1);
+  prims::check(cudaMemsetAsync(result.data(), 0, sizeof(Fingerprint), stream), "cudaMemset");
+  fingerprint_kernel<<<1024, 256, 0, stream>>>(keys, n, result.data());
+  prims::check(cudaGetLastError(), "fingerprint_kernel");
+  Fingerprint host{};
+  prims::check(cudaMemcpyAsync(&host, result.data(), sizeof(host), cudaMemcpyDeviceToHost, stream), "copy back");
+  prims::check(cudaStreamSynchronize(stream), "fingerprint");
+  return host;
+}
+
+TEST_P(DistRadixSort, TwoToThe30KeysARankValidatedOnTheGpu) {
+  const size_t n = size_t{1} << 30;
+  const int ranks = this->ranks();
+  const auto& comms = Communicators::over(ranks);
+  for (uint32_t distinct : {0u, 1000u}) {
+    SCOPED_TRACE(distinct == 0 ? "uniform keys" : "1000 distinct keys");
+    std::vector<Fingerprint> before(static_cast<size_t>(ranks)), after(static_cast<size_t>(ranks));
+    std::vector<uint32_t> first(static_cast<size_t>(ranks)), last(static_cast<size_t>(ranks));
+    on_every_rank(ranks, [&](int r) {
+      const size_t rank = static_cast<size_t>(r);
+      prims::DeviceBuffer<uint32_t> keys(n);
+      const prims::Stream stream;
+      generate_keys_kernel<<<4096, 256, 0, stream.get()>>>(keys.data(), n, rank, distinct);
+      prims::check(cudaGetLastError(), "generate_keys_kernel");
+      before[rank] = fingerprint(keys.data(), n, stream.get());
+      size_t bytes = 0;
+      check_nccl(prims::dist::radix_sort_keys<uint32_t>(comms[r], nullptr, bytes, nullptr, nullptr, n), "size");
+      prims::DeviceBuffer<unsigned char> temp(bytes);
+      // In place, to leave room: the input is the output.
+      check_nccl(prims::dist::radix_sort_keys(comms[r], temp.data(), bytes, keys.data(), keys.data(), n,
+                                              Order::Ascending, stream.get()),
+                 "prims::dist::radix_sort_keys");
+      after[rank] = fingerprint(keys.data(), n, stream.get());
+      prims::check(cudaMemcpy(&first[rank], keys.data(), sizeof(uint32_t), cudaMemcpyDeviceToHost), "first key");
+      prims::check(cudaMemcpy(&last[rank], keys.data() + n - 1, sizeof(uint32_t), cudaMemcpyDeviceToHost),
+                   "last key");
+    });
+    Fingerprint total_before{}, total_after{};
+    for (int r = 0; r < ranks; ++r) {
+      const size_t rank = static_cast<size_t>(r);
+      EXPECT_EQ(after[rank].descents, 0u) << "rank " << r << " is sorted";
+      if (r + 1 < ranks) EXPECT_LE(last[rank], first[rank + 1]) << "ranks " << r << " and " << r + 1 << " in order";
+      total_before.hash_sum += before[rank].hash_sum;
+      total_before.hash_xor ^= before[rank].hash_xor;
+      total_after.hash_sum += after[rank].hash_sum;
+      total_after.hash_xor ^= after[rank].hash_xor;
+    }
+    EXPECT_EQ(total_before.hash_sum, total_after.hash_sum) << "the same keys, rearranged";
+    EXPECT_EQ(total_before.hash_xor, total_after.hash_xor) << "the same keys, rearranged";
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Ranks, DistRadixSort, ::testing::Values(1, 2),
+                         [](const ::testing::TestParamInfo<int>& info) {
+                           return std::to_string(info.param) + (info.param == 1 ? "Rank" : "Ranks");
+                         });
+
+TEST(DistRadixSortArguments, NullCommunicatorIsInvalidArgument) {
+  size_t bytes = 0;
+  EXPECT_EQ(ncclInvalidArgument, prims::dist::radix_sort_keys<uint32_t>(nullptr, nullptr, bytes, nullptr, nullptr, 1));
+}
+
+}  // namespace
