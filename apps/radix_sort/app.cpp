@@ -428,14 +428,23 @@ int run(const Options& options) {
     if (values) {
       value_stream.emplace(values->file, values->format(), values->shape.type, options.threads, text_block_bytes);
     }
-    const bool counts_known = keys.shape.count && (!values || values->shape.count);
-    make_writers(keys.shape.count.value_or(0), values ? values->shape.count.value_or(0) : 0,
-                 counts_known && !plan.spill, false);
+    const bool map_outputs = keys.shape.count && (!values || values->shape.count) && !plan.spill;
     OutOfCoreIo io;
+    io.writes_to_memory = map_outputs;
     io.keys = &key_stream;
     io.values = value_stream ? &*value_stream : nullptr;
-    io.write_keys = key_writer->chunk_writer();
-    if (values) io.write_values = value_writer->chunk_writer();
+    // The writers are made once the sort's staging memory is pinned: mapping a large output faults it in on other
+    // threads, and pinning memory meanwhile would wait for that.
+    io.staging_allocated = [&] {
+      make_writers(keys.shape.count.value_or(0), values ? values->shape.count.value_or(0) : 0,
+                   map_outputs, false);
+    };
+    io.write_keys = [&](size_t first, size_t count, const void* source) { key_writer->write(first, count, source); };
+    if (values) {
+      io.write_values = [&](size_t first, size_t count, const void* source) {
+        value_writer->write(first, count, source);
+      };
+    }
     io.spill_directory = spill_directory(options);
     io.threads = options.threads;
     request.count = sort_out_of_core(*backend, request, plan, budget, io, progress, stats);

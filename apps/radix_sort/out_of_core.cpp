@@ -87,10 +87,12 @@ struct StagingSlot {
 
 /// Writes the output on a thread of its own, in the order given, so that reading and sorting the next bucket
 /// overlap writing the last one. Data are copied into a few buffers of its own; a write waits for a free one.
+/// Writers that only copy into memory (a mapped output) are called directly: a copy to a buffer would cost as much.
 class WriteBehind {
  public:
-  WriteBehind(SortBackend& backend, size_t buffer_bytes, unsigned threads)
-      : buffer_bytes_(buffer_bytes), threads_(threads) {
+  WriteBehind(SortBackend& backend, size_t buffer_bytes, unsigned threads, bool direct)
+      : buffer_bytes_(buffer_bytes), threads_(threads), direct_(direct) {
+    if (direct_) return;
     for (HostBuffer& buffer : buffers_) {
       buffer = backend.allocate_staging(buffer_bytes);
       free_.push(buffer.data);
@@ -106,6 +108,10 @@ class WriteBehind {
 
   /// Queues elements [first, first + count) for `writer`. Rethrows the error of an earlier write.
   void write(const ChunkWriter& writer, size_t first, size_t count, size_t element_bytes, const void* source) {
+    if (direct_) {
+      writer(first, count, source);
+      return;
+    }
     const size_t piece = std::max<size_t>(buffer_bytes_ / element_bytes, 1);
     for (size_t done = 0; done < count; done += piece) {
       const size_t items = std::min(piece, count - done);
@@ -119,7 +125,7 @@ class WriteBehind {
   /// Waits until everything queued is written; rethrows a write's error.
   void finish() {
     pending_.close();
-    thread_.join();
+    if (thread_.joinable()) thread_.join();
     rethrow();
   }
 
@@ -153,6 +159,7 @@ class WriteBehind {
 
   size_t buffer_bytes_;
   unsigned threads_;
+  bool direct_;
   HostBuffer buffers_[write_behind_buffers];
   Channel<char*> free_;
   Channel<Job> pending_;
@@ -177,7 +184,7 @@ class OutOfCoreSort {
         key_bytes_(key_type_size(request.key_type)),
         value_bytes_(value_size(request)),
         key_bits_(static_cast<int>(8 * key_bytes_)),
-        write_behind_(backend, plan.chunk_elements * (key_bytes_ + value_bytes_), io.threads) {
+        write_behind_(backend, plan.chunk_elements * (key_bytes_ + value_bytes_), io.threads, io.writes_to_memory) {
     for (StagingSlot& slot : slots_) {
       slot.keys_in = backend.allocate_staging(plan.chunk_elements * key_bytes_);
       slot.keys_out = backend.allocate_staging(plan.chunk_elements * key_bytes_);
@@ -189,6 +196,7 @@ class OutOfCoreSort {
   }
 
   size_t run() {
+    if (io_.staging_allocated) io_.staging_allocated();
     stats_.device = backend_.device();
     stats_.plan = plan_.spill ? "out of core, buckets in spill files" : "out of core, buckets in host memory";
     const size_t input_bytes = io_.keys->file_bytes() + (io_.values ? io_.values->file_bytes() : 0);

@@ -43,6 +43,11 @@ struct OutOfCoreIo {
   ChunkWriter write_keys;           // the keys, or the permutation for argsort
   ChunkWriter write_values;
   std::string spill_directory;
+  /// Called, where set, once the sort has allocated its pinned staging memory and before it writes: the place to
+  /// start mapping and faulting in a large output, which would hold up pinning memory while it runs.
+  std::function<void()> staging_allocated;
+  /// True where the writers only copy into memory (a mapped output): they are then called on the sorting thread.
+  bool writes_to_memory = false;
   unsigned threads = 1;  // for large copies in and out of the buckets
 };
 
