@@ -254,8 +254,8 @@ void print_stats(const InputSummary& keys, const SortRequest& request, const Sor
                format_key(request.key_type, stats.largest_key.data()));
   }
   if (stats.plan != "in core") {
-    fmt::print(stderr, "radix_sort: plan: {}: {} buckets sorted, {} partitioned again, {} of equal keys",
-               stats.plan, stats.buckets, stats.repartitioned, stats.constant_buckets);
+    fmt::print(stderr, "radix_sort: plan: {}: {} buckets sorted in {} sorts, {} partitioned again, {} of equal keys",
+               stats.plan, stats.buckets, stats.sorts, stats.repartitioned, stats.constant_buckets);
     if (stats.spilled_bytes > 0) fmt::print(stderr, ", {} spilled", human_bytes(stats.spilled_bytes));
     fmt::print(stderr, "\n");
   } else {

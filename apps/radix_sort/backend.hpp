@@ -63,7 +63,8 @@ struct SortStats {
   double partition_seconds = 0;  // the out-of-core plan's partitioning, on the backend
   /// The plan, for --stats: how the data were sorted.
   std::string plan = "in core";
-  size_t buckets = 0;          // buckets sorted (or written as they were) one by one
+  size_t buckets = 0;          // buckets sorted (or written as they were)
+  size_t sorts = 0;            // sorts on the backend: consecutive buckets that fit together are sorted as one
   size_t repartitioned = 0;    // buckets too large for one sort, partitioned again on the next digit
   size_t constant_buckets = 0; // buckets whose keys are all equal in the sort bits, written as they were
   size_t spilled_bytes = 0;    // bytes written to spill files

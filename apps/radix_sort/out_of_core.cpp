@@ -350,6 +350,7 @@ class OutOfCoreSort {
         size_t end = b + 1;
         size_t total = count;
         while (end < store.buckets() && fits(total + store.count(end), group_end_bit)) total += store.count(end++);
+        ++stats_.sorts;
         sort_buckets(store, b, end, bucket_request(total, end - b == 1 ? end_bit : group_end_bit));
         for (; b < end; ++b) {
           if (store.count(b) == 0) continue;

@@ -444,6 +444,9 @@ TEST_P(OutOfCoreApp, SpillsPairsToAnonymousFiles) {
   ASSERT_EQ(result.status, 0) << result.err;
   expect_clean(result, "out of core, buckets in spill files");
   EXPECT_GT(plan_number(result.err, "buckets sorted"), 1u);
+  // Consecutive buckets that fit the sort memory together are sorted as one.
+  EXPECT_GE(plan_number(result.err, "sorts"), 1u);
+  EXPECT_LE(plan_number(result.err, "sorts"), plan_number(result.err, "buckets sorted"));
   const std::vector<uint64_t> order = stable_order(keys, true);
   const auto [smallest, largest] = std::minmax_element(keys.begin(), keys.end());
   EXPECT_NE(result.err.find("min " + std::to_string(*smallest) + ", max " + std::to_string(*largest)),
