@@ -33,6 +33,7 @@
 #include "prims/util/cuda_handles.cuh"
 #include "prims/util/device_buffer.cuh"
 #include "prims/util/error.cuh"
+#include "prims/util/mix_bits.cuh"
 
 namespace prims::bench {
 
@@ -75,16 +76,6 @@ const char* type_name() {
       default: return is_signed ? "i64" : "u64";
     }
   }
-}
-
-/// A deterministic hash of (index, seed): input data generated on the device, fast even at 2^30 items.
-__host__ __device__ inline uint64_t mix_bits(uint64_t x) {
-  x ^= x >> 30;
-  x *= 0xbf58476d1ce4e5b9ull;
-  x ^= x >> 27;
-  x *= 0x94d049bb133111ebull;
-  x ^= x >> 31;
-  return x;
 }
 
 template <class T, class Make>

@@ -26,7 +26,7 @@ template <class K>
 void generate_keys(K* keys, size_t n, int words) {
   generate(keys, n, 11 + words, [words] __device__(uint64_t bits, size_t) {
     uint64_t key = words == 0 ? 0x5bd1e9955bd1e995ull : ~uint64_t{0};
-    for (int w = 0; w < words; ++w) key &= mix_bits(bits + w);
+    for (int w = 0; w < words; ++w) key &= prims::mix_bits(bits + w);
     if constexpr (std::is_same_v<K, float>) {
       return static_cast<float>(static_cast<int32_t>(key >> 32)) * 0x1.0p-31f;
     } else {

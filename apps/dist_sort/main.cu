@@ -31,6 +31,7 @@
 #include "prims/util/device_buffer.cuh"
 #include "prims/util/error.cuh"
 #include "prims/util/radix_key.cuh"
+#include "prims/util/mix_bits.cuh"
 
 #if PRIMS_DIST_SORT_WITH_MPI
 #include <mpi.h>
@@ -93,20 +94,11 @@ std::optional<Placement> placement_from_environment() {
   return std::nullopt;
 }
 
-__host__ __device__ uint64_t mix_bits(uint64_t x) {
-  x ^= x >> 30;
-  x *= 0xbf58476d1ce4e5b9ull;
-  x ^= x >> 27;
-  x *= 0x94d049bb133111ebull;
-  x ^= x >> 31;
-  return x;
-}
-
 /// Rank `rank`'s keys: random bits for integers, numbers in (-1000, 1000) for floats.
 template <class K>
 __global__ void generate_kernel(K* keys, size_t n, uint64_t seed, uint64_t rank) {
   for (size_t i = blockIdx.x * size_t{blockDim.x} + threadIdx.x; i < n; i += size_t{gridDim.x} * blockDim.x) {
-    const uint64_t bits = mix_bits(seed * 0x9e3779b97f4a7c15ull + (rank << 40) + i);
+    const uint64_t bits = prims::mix_bits(seed * 0x9e3779b97f4a7c15ull + (rank << 40) + i);
     if constexpr (std::is_floating_point_v<K>) {
       keys[i] = static_cast<K>(static_cast<double>(static_cast<int64_t>(bits)) * 0x1.0p-63 * 1000.0);
     } else {
@@ -127,7 +119,7 @@ template <class K>
 __global__ void hash_kernel(const K* keys, size_t n, unsigned long long* hash) {
   unsigned long long sum = 0;
   for (size_t i = blockIdx.x * size_t{blockDim.x} + threadIdx.x; i < n; i += size_t{gridDim.x} * blockDim.x) {
-    sum += mix_bits(static_cast<uint64_t>(prims::RadixKey<K>::raw_bits(keys[i])));
+    sum += prims::mix_bits(static_cast<uint64_t>(prims::RadixKey<K>::raw_bits(keys[i])));
   }
   atomicAdd(hash, sum);
 }

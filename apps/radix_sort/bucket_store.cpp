@@ -20,14 +20,31 @@ namespace radix_sort {
 
 namespace {
 
-/// Buckets gathered into pieces of `piece_elements`, each piece stored when full (the spill file's layout).
-class PieceBucketStore : public BucketStore {
+/// Buckets in a spill file: each bucket's elements gathered into pieces of `piece_elements`, each piece written when
+/// full at the file's end, and read back (then its blocks given back) in order.
+class SpillBucketStore final : public BucketStore {
  public:
-  PieceBucketStore(size_t buckets, size_t key_bytes, size_t value_bytes, size_t piece_elements, unsigned threads)
+  SpillBucketStore(size_t buckets, size_t key_bytes, size_t value_bytes, size_t piece_elements, unsigned threads,
+                   const std::string& directory, size_t& spilled_bytes)
       : BucketStore(buckets, key_bytes, value_bytes, threads),
+        directory_(directory),
+        spilled_bytes_(spilled_bytes),
         piece_elements_(std::max<size_t>(piece_elements, 1)),
         pieces_(buckets),
-        open_(buckets) {}
+        open_(buckets) {
+    fd_ = ::open(directory.c_str(), O_TMPFILE | O_RDWR | O_EXCL | O_CLOEXEC, 0600);
+    if (fd_ < 0 && (errno == EOPNOTSUPP || errno == EISDIR || errno == EINVAL)) {
+      // A file system without O_TMPFILE: create the file and unlink it at once, so only the descriptor holds it.
+      std::string pattern = directory + "/.radix_sort.spill.XXXXXX";
+      fd_ = ::mkostemp(pattern.data(), O_CLOEXEC);
+      if (fd_ >= 0) ::unlink(pattern.c_str());
+    }
+    if (fd_ < 0) throw_system_error(fmt::format("cannot create a spill file in '{}'", directory));
+  }
+  ~SpillBucketStore() override {
+    ::close(fd_);
+    spilled_bytes_ += end_.load();
+  }
 
   /// Large chunks are appended by several threads, a bucket each.
   void add_partitioned(const size_t* offsets, const void* keys, const void* values) override;
@@ -36,8 +53,8 @@ class PieceBucketStore : public BucketStore {
   void read(size_t bucket, Column column, size_t first, size_t count, void* destination) override;
   void release(size_t bucket) override;
 
- protected:
-  /// Where one column of a piece lies: an offset in the spill file.
+ private:
+  /// Where one column of a piece lies in the spill file.
   struct Location {
     size_t offset = 0;
   };
@@ -46,12 +63,6 @@ class PieceBucketStore : public BucketStore {
     size_t count = 0;
     Location columns[2];
   };
-  /// Keeps `size` bytes of a gathered piece (writes it out and leaves the buffer for reuse).
-  virtual Location store(std::unique_ptr<char[]>& buffer, size_t size) = 0;
-  virtual void load(const Location& location, size_t offset, size_t size, void* destination) = 0;
-  virtual void drop(Location& location, size_t size) = 0;
-
- private:
   /// A bucket's piece being gathered.
   struct OpenPiece {
     std::unique_ptr<char[]> columns[2];
@@ -59,13 +70,54 @@ class PieceBucketStore : public BucketStore {
   };
   void append(size_t bucket, const void* keys, const void* values, size_t count);
   void seal(size_t bucket);
+  /// Writes `size` bytes of a gathered piece at the file's end; the buffer stays for reuse.
+  Location store(std::unique_ptr<char[]>& buffer, size_t size) {
+    Location location;
+    location.offset = end_.fetch_add(size);  // buckets append from several threads
+    for (size_t done = 0; done < size;) {
+      const ssize_t written =
+          ::pwrite(fd_, buffer.get() + done, size - done, static_cast<off_t>(location.offset + done));
+      if (written < 0) {
+        if (errno == EINTR) continue;
+        throw_system_error(fmt::format("cannot write a spill file in '{}'", directory_));
+      }
+      done += static_cast<size_t>(written);
+    }
+    return location;
+  }
+  void load(const Location& location, size_t offset, size_t size, void* destination) {
+    char* cursor = static_cast<char*>(destination);
+    size_t at = location.offset + offset;
+    while (size > 0) {
+      const ssize_t got = ::pread(fd_, cursor, size, static_cast<off_t>(at));
+      if (got < 0 && errno == EINTR) continue;
+      if (got <= 0) {
+        if (got == 0) errno = EIO;
+        throw_system_error(fmt::format("cannot read a spill file in '{}'", directory_));
+      }
+      cursor += got;
+      at += static_cast<size_t>(got);
+      size -= static_cast<size_t>(got);
+    }
+  }
+  void drop(Location& location, size_t size) {
+    // Give the disk space back as buckets are consumed; where the file system cannot, it goes with the file.
+    if (size > 0) {
+      ::fallocate(fd_, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, static_cast<off_t>(location.offset),
+                  static_cast<off_t>(size));
+    }
+  }
 
+  std::string directory_;
+  size_t& spilled_bytes_;
+  int fd_ = -1;
+  std::atomic<size_t> end_{0};  // bytes handed out in the file
   size_t piece_elements_;
   std::vector<std::vector<Piece>> pieces_;
   std::vector<OpenPiece> open_;
 };
 
-void PieceBucketStore::append(size_t bucket, const void* keys, const void* values, size_t count) {
+void SpillBucketStore::append(size_t bucket, const void* keys, const void* values, size_t count) {
   OpenPiece& open = open_[bucket];
   const void* sources[2] = {keys, values};
   for (size_t done = 0; done < count;) {
@@ -84,7 +136,7 @@ void PieceBucketStore::append(size_t bucket, const void* keys, const void* value
   counts_[bucket] += count;
 }
 
-void PieceBucketStore::add_partitioned(const size_t* offsets, const void* keys, const void* values) {
+void SpillBucketStore::add_partitioned(const size_t* offsets, const void* keys, const void* values) {
   const auto append_bucket = [&](size_t bucket) {
     const size_t first = offsets[bucket];
     append(bucket, static_cast<const char*>(keys) + first * element_bytes_[BucketStore::keys],
@@ -97,7 +149,7 @@ void PieceBucketStore::add_partitioned(const size_t* offsets, const void* keys, 
   parallel_for(buckets(), bytes >= (size_t(8) << 20) ? threads_ : 1, append_bucket);
 }
 
-void PieceBucketStore::seal(size_t bucket) {
+void SpillBucketStore::seal(size_t bucket) {
   OpenPiece& open = open_[bucket];
   if (open.count == 0) return;
   Piece piece;
@@ -111,14 +163,14 @@ void PieceBucketStore::seal(size_t bucket) {
   open.count = 0;
 }
 
-void PieceBucketStore::finish_appending() {
+void SpillBucketStore::finish_appending() {
   for (size_t bucket = 0; bucket < open_.size(); ++bucket) {
     seal(bucket);
     for (auto& buffer : open_[bucket].columns) buffer.reset();
   }
 }
 
-void PieceBucketStore::read(size_t bucket, Column column, size_t first, size_t count, void* destination) {
+void SpillBucketStore::read(size_t bucket, Column column, size_t first, size_t count, void* destination) {
   if (first + count > counts_[bucket] || open_[bucket].count > 0) {
     throw std::logic_error("BucketStore::read past the end of a bucket, or before finish_appending");
   }
@@ -150,7 +202,7 @@ void PieceBucketStore::read(size_t bucket, Column column, size_t first, size_t c
   });
 }
 
-void PieceBucketStore::release(size_t bucket) {
+void SpillBucketStore::release(size_t bucket) {
   for (Piece& piece : pieces_[bucket]) {
     for (int column : {BucketStore::keys, BucketStore::values}) {
       drop(piece.columns[column], piece.count * element_bytes_[column]);
@@ -249,72 +301,6 @@ class ChunkBucketStore final : public BucketStore {
   };
 
   std::vector<Chunk> chunks_;
-};
-
-class SpillBucketStore final : public PieceBucketStore {
- public:
-  SpillBucketStore(size_t buckets, size_t key_bytes, size_t value_bytes, size_t piece_elements, unsigned threads,
-                   const std::string& directory, size_t& spilled_bytes)
-      : PieceBucketStore(buckets, key_bytes, value_bytes, piece_elements, threads),
-        directory_(directory),
-        spilled_bytes_(spilled_bytes) {
-    fd_ = ::open(directory.c_str(), O_TMPFILE | O_RDWR | O_EXCL | O_CLOEXEC, 0600);
-    if (fd_ < 0 && (errno == EOPNOTSUPP || errno == EISDIR || errno == EINVAL)) {
-      // A file system without O_TMPFILE: create the file and unlink it at once, so only the descriptor holds it.
-      std::string pattern = directory + "/.radix_sort.spill.XXXXXX";
-      fd_ = ::mkostemp(pattern.data(), O_CLOEXEC);
-      if (fd_ >= 0) ::unlink(pattern.c_str());
-    }
-    if (fd_ < 0) throw_system_error(fmt::format("cannot create a spill file in '{}'", directory));
-  }
-  ~SpillBucketStore() override {
-    ::close(fd_);
-    spilled_bytes_ += end_.load();
-  }
-
- protected:
-  Location store(std::unique_ptr<char[]>& buffer, size_t size) override {
-    Location location;
-    location.offset = end_.fetch_add(size);  // buckets append from several threads
-    for (size_t done = 0; done < size;) {
-      const ssize_t written =
-          ::pwrite(fd_, buffer.get() + done, size - done, static_cast<off_t>(location.offset + done));
-      if (written < 0) {
-        if (errno == EINTR) continue;
-        throw_system_error(fmt::format("cannot write a spill file in '{}'", directory_));
-      }
-      done += static_cast<size_t>(written);
-    }
-    return location;
-  }
-  void load(const Location& location, size_t offset, size_t size, void* destination) override {
-    char* cursor = static_cast<char*>(destination);
-    size_t at = location.offset + offset;
-    while (size > 0) {
-      const ssize_t got = ::pread(fd_, cursor, size, static_cast<off_t>(at));
-      if (got < 0 && errno == EINTR) continue;
-      if (got <= 0) {
-        if (got == 0) errno = EIO;
-        throw_system_error(fmt::format("cannot read a spill file in '{}'", directory_));
-      }
-      cursor += got;
-      at += static_cast<size_t>(got);
-      size -= static_cast<size_t>(got);
-    }
-  }
-  void drop(Location& location, size_t size) override {
-    // Give the disk space back as buckets are consumed; where the file system cannot, it goes with the file.
-    if (size > 0) {
-      ::fallocate(fd_, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, static_cast<off_t>(location.offset),
-                  static_cast<off_t>(size));
-    }
-  }
-
- private:
-  std::string directory_;
-  size_t& spilled_bytes_;
-  int fd_ = -1;
-  std::atomic<size_t> end_{0};  // bytes handed out in the file
 };
 
 }  // namespace

@@ -21,6 +21,7 @@
 #include "prims/device/detail/radix_sort_tile_counts.cuh"
 #include "prims/dist.cuh"
 #include "prims/util/cuda_handles.cuh"
+#include "prims/util/mix_bits.cuh"
 #include "sort_reference.cuh"
 
 namespace {
@@ -343,19 +344,10 @@ TEST_P(DistRadixSort, BadArguments) {
 
 // ---- 2^30 keys a rank, validated on the GPUs ----
 
-__host__ __device__ uint64_t mix_bits(uint64_t x) {
-  x ^= x >> 30;
-  x *= 0xbf58476d1ce4e5b9ull;
-  x ^= x >> 27;
-  x *= 0x94d049bb133111ebull;
-  x ^= x >> 31;
-  return x;
-}
-
 /// Keys of shard `rank`: uniform 32-bit, or one of `distinct` values (0: uniform).
 __global__ void generate_keys_kernel(uint32_t* keys, size_t n, uint64_t rank, uint32_t distinct) {
   for (size_t i = blockIdx.x * size_t{blockDim.x} + threadIdx.x; i < n; i += size_t{gridDim.x} * blockDim.x) {
-    const uint64_t bits = mix_bits(rank * 0x9e3779b97f4a7c15ull + i);
+    const uint64_t bits = prims::mix_bits(rank * 0x9e3779b97f4a7c15ull + i);
     keys[i] = distinct == 0 ? static_cast<uint32_t>(bits >> 32) : static_cast<uint32_t>((bits >> 32) % distinct);
   }
 }
@@ -371,7 +363,7 @@ struct Fingerprint {
 __global__ void fingerprint_kernel(const uint32_t* keys, size_t n, Fingerprint* out) {
   unsigned long long sum = 0, xor_bits = 0, descents = 0;
   for (size_t i = blockIdx.x * size_t{blockDim.x} + threadIdx.x; i < n; i += size_t{gridDim.x} * blockDim.x) {
-    const uint64_t hash = mix_bits(keys[i]);
+    const uint64_t hash = prims::mix_bits(keys[i]);
     sum += hash;
     xor_bits ^= hash;
     if (i > 0 && keys[i] < keys[i - 1]) ++descents;
