@@ -52,6 +52,7 @@ class SpillBucketStore final : public BucketStore {
   /// Releases the pieces wholly before `first + count` as it reads.
   void read(size_t bucket, Column column, size_t first, size_t count, void* destination) override;
   void release(size_t bucket) override;
+  size_t resident_bytes() const override { return 0; }
 
  private:
   /// Where one column of a piece lies in the spill file.
@@ -251,7 +252,9 @@ class ChunkBucketStore final : public BucketStore {
       if (bytes == 0) continue;
       chunk.columns[column] = std::make_unique<HugePageMemory>(bytes);
       parallel_copy(chunk.columns[column]->data(), sources[column], bytes, threads_);
+      chunk.bytes += bytes;
     }
+    resident_bytes_ += chunk.bytes;
     chunks_.push_back(std::move(chunk));
   }
 
@@ -289,18 +292,26 @@ class ChunkBucketStore final : public BucketStore {
   void release(size_t bucket) override {
     // Buckets are released in order: a chunk whose last bucket is gone is no longer needed.
     chunks_.erase(std::remove_if(chunks_.begin(), chunks_.end(),
-                                 [&](const Chunk& chunk) { return chunk.last_bucket <= bucket; }),
+                                 [&](const Chunk& chunk) {
+                                   if (chunk.last_bucket > bucket) return false;
+                                   resident_bytes_ -= chunk.bytes;
+                                   return true;
+                                 }),
                   chunks_.end());
   }
+
+  size_t resident_bytes() const override { return resident_bytes_; }
 
  private:
   struct Chunk {
     std::vector<size_t> offsets;
     size_t last_bucket = 0;  // the last bucket with elements in this chunk
+    size_t bytes = 0;        // of both columns
     std::unique_ptr<HugePageMemory> columns[2];
   };
 
   std::vector<Chunk> chunks_;
+  size_t resident_bytes_ = 0;
 };
 
 }  // namespace

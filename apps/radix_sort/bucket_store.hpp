@@ -34,6 +34,8 @@ class BucketStore {
   virtual void read(size_t bucket, Column column, size_t first, size_t count, void* destination) = 0;
   /// Releases what is left of `bucket`.
   virtual void release(size_t bucket) = 0;
+  /// Host memory the store holds for its data (0 for a spill file, whose few piece buffers the plan reserves).
+  virtual size_t resident_bytes() const = 0;
 
   size_t buckets() const { return counts_.size(); }
   size_t count(size_t bucket) const { return counts_[bucket]; }

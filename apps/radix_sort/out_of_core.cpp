@@ -220,7 +220,7 @@ class OutOfCoreSort {
     };
     total_elements_ = 0;
     const int top_begin = std::max(0, key_bits_ - digit_bits);
-    std::unique_ptr<BucketStore> top = partition(read_input, top_begin, key_bits_);
+    std::unique_ptr<BucketStore> top = partition(read_input, top_begin, key_bits_, !plan_.spill);
     for (size_t b = 0; b < top->buckets(); ++b) total_elements_ += top->count(b);
     emit(*top, top_begin);
     const auto finish_start = Clock::now();
@@ -230,9 +230,9 @@ class OutOfCoreSort {
   }
 
  private:
-  std::unique_ptr<BucketStore> make_store() {
+  std::unique_ptr<BucketStore> make_store(bool in_host_memory) {
     const size_t buckets = size_t(1) << digit_bits;
-    if (plan_.spill) {
+    if (!in_host_memory) {
       return make_spill_bucket_store(buckets, key_bytes_, value_bytes_, plan_.piece_elements, io_.threads,
                                      io_.spill_directory, stats_.spilled_bytes);
     }
@@ -241,11 +241,11 @@ class OutOfCoreSort {
 
   /// Partitions everything `source` gives by the digit [begin_bit, end_bit) into a new store: reading, partitioning
   /// on the backend and appending to the buckets run as three stages over the staging slots.
-  std::unique_ptr<BucketStore> partition(const ChunkSource& source, int begin_bit, int end_bit) {
+  std::unique_ptr<BucketStore> partition(const ChunkSource& source, int begin_bit, int end_bit, bool in_host_memory) {
     // Wall time on this thread: partitioning on the backend, and the rest waiting on reading and appending.
     const auto start = Clock::now();
     const double partition_seconds_before = stats_.partition_seconds;
-    std::unique_ptr<BucketStore> store = make_store();
+    std::unique_ptr<BucketStore> store = make_store(in_host_memory);
     PartitionRequest chunk_request;
     chunk_request.key_type = request_.key_type;
     chunk_request.descending = request_.descending;
@@ -343,9 +343,16 @@ class OutOfCoreSort {
           cursor += got;
           return got;
         };
-        std::unique_ptr<BucketStore> child = partition(read_bucket, begin_bit, end_bit);
+        // The parent keeps its memory while the child is filled and emptied: the child stays in host memory only
+        // where both fit beside what the levels above hold.
+        const size_t parent_bytes = store.resident_bytes();
+        const bool child_in_host_memory =
+            !plan_.spill && held_bytes_ + parent_bytes + count * (key_bytes_ + value_bytes_) <= plan_.host_bucket_bytes;
+        held_bytes_ += parent_bytes;
+        std::unique_ptr<BucketStore> child = partition(read_bucket, begin_bit, end_bit, child_in_host_memory);
         store.release(b++);
         emit(*child, begin_bit);
+        held_bytes_ -= parent_bytes;
       } else {
         size_t end = b + 1;
         size_t total = count;
@@ -480,6 +487,7 @@ class OutOfCoreSort {
   int key_bits_;
   StagingSlot slots_[staging_slots];
   WriteBehind write_behind_;
+  size_t held_bytes_ = 0;  // host memory of the stores at the levels above the one being emitted
   size_t total_elements_ = 0;
   size_t written_ = 0;
   bool have_extremes_ = false;
@@ -531,8 +539,10 @@ SortPlan plan_sort(SortBackend& backend, const SortRequest& request, size_t in_c
   }
   // The CPU backend sorts each bucket in host memory too.
   const size_t bucket_sort_bytes = backend.sorts_in_host_memory() ? budget.device_bytes : 0;
-  plan.spill = data_bytes + plan.staging_bytes + budget.host_bytes / 4 + index_bytes + bucket_sort_bytes >
-               budget.host_bytes;
+  const size_t reserved = plan.staging_bytes + budget.host_bytes / 4 + index_bytes + bucket_sort_bytes;
+  plan.spill = data_bytes + reserved > budget.host_bytes;
+  // What host buckets may take leaves the spill pieces and their index reserved, for a bucket that spills later.
+  plan.host_bucket_bytes = plan.spill ? 0 : budget.host_bytes - reserved;
   return plan;
 }
 

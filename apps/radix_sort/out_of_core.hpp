@@ -28,6 +28,9 @@ struct SortPlan {
   size_t chunk_elements = 0;  // elements partitioned at a time
   size_t staging_bytes = 0;   // host memory of the staging ring
   size_t piece_elements = 0;  // elements a bucket gathers before it stores them as one piece
+  /// Host memory that buckets kept in host memory may take, all levels together: a bucket partitioned again goes to
+  /// a spill file where its parent's memory and its own would not fit.
+  size_t host_bucket_bytes = 0;
 };
 
 /// Decides the plan for sorting up to `request.count` elements (an upper bound where the count is not known) of

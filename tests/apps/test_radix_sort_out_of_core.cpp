@@ -677,6 +677,27 @@ TEST_P(OutOfCoreFaults, AnInputThatShrinksWhileReadIsOneError) {
   expect_nothing_left();
 }
 
+TEST_P(OutOfCoreFaults, ABucketPartitionedAgainSpillsWhereItAndItsParentWouldNotFitInHostMemory) {
+  // Every key in one top byte: the one bucket is partitioned again while the top level still holds all the data.
+  std::vector<uint32_t> keys = random_keys<uint32_t>(1'000'000, 21);
+  for (uint32_t& key : keys) key = 0x12000000u | (key & 0x00ffffffu);
+  write_file(path("keys.bin"), as_bytes(keys));
+  std::vector<uint32_t> sorted = keys;
+  std::sort(sorted.begin(), sorted.end());
+  // 10 MiB: room for the 3.8 MiB of keys once (buckets in host memory), not for the bucket's copy beside them.
+  // 64 MiB: room for both.
+  for (const bool tight : {true, false}) {
+    const std::string host_memory = tight ? "10MiB" : "64MiB";
+    const RunResult result =
+        run("keys.bin -t u32 -o keys.out --gpu-memory 1MiB --host-memory " + host_memory + " --tmpdir spill --stats");
+    ASSERT_EQ(result.status, 0) << result.err;
+    expect_clean(result, "out of core, buckets in host memory");
+    EXPECT_GE(plan_number(result.err, "partitioned again"), 1u) << result.err;
+    EXPECT_EQ(result.err.find(" spilled") != std::string::npos, tight) << result.err;
+    EXPECT_EQ(from_bytes<uint32_t>(read_file(path("keys.out"))), sorted);
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(CpuBackend, OutOfCoreFaults, testing::Values("cpu"));
 
 }  // namespace
