@@ -263,7 +263,12 @@ void print_stats(const InputSummary& keys, const SortRequest& request, const Sor
   }
   fmt::print(stderr, "  read    {:8.3f} s  {}  (file {:.1f} MB)\n", t.read, rate(file_bytes, t.read),
              static_cast<double>(file_bytes) / 1e6);
-  if (t.partition > 0) fmt::print(stderr, "  split   {:8.3f} s             (partitioning into buckets)\n", t.partition);
+  if (t.partition > 0) {
+    fmt::print(stderr,
+               "  split   {:8.3f} s             (partitioning into buckets; busy beside it: reading {:.3f} s, "
+               "storing buckets {:.3f} s)\n",
+               t.partition, stats.partition_read_seconds, stats.bucket_store_seconds);
+  }
   fmt::print(stderr, "  to GPU  {:8.3f} s  {}  (copies {:.3f} s at {}, the rest overlaps reading)\n", t.to_gpu,
              rate(stats.bytes_to_device, t.to_gpu), stats.to_device_copy_seconds,
              rate(stats.bytes_to_device, stats.to_device_copy_seconds));

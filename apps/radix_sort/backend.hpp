@@ -61,6 +61,10 @@ struct SortStats {
   std::array<unsigned char, 8> smallest_key{};  // the first and last keys of the ascending order, as raw bytes
   std::array<unsigned char, 8> largest_key{};
   double partition_seconds = 0;  // the out-of-core plan's partitioning, on the backend
+  // The partitioning pipeline's other two stages, busy time on their own threads (they overlap the partitioning):
+  // reading chunks into staging, and storing partitioned chunks as buckets.
+  double partition_read_seconds = 0;
+  double bucket_store_seconds = 0;
   /// The plan, for --stats: how the data were sorted.
   std::string plan = "in core";
   size_t buckets = 0;          // buckets sorted (or written as they were)

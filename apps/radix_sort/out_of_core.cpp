@@ -269,11 +269,15 @@ class OutOfCoreSort {
       partitioned_slots.close();
     };
 
+    double reading_seconds = 0;  // busy time of the reader and appender threads, for --stats
+    double storing_seconds = 0;
     std::thread reader([&] {
       try {
         while (std::optional<StagingSlot*> slot = free_slots.pop()) {
           StagingSlot& s = **slot;
+          const auto read_start = Clock::now();
           s.count = source(plan_.chunk_elements, s.keys_in.data, s.values_in.data);
+          reading_seconds += seconds_since(read_start);
           if (s.count == 0) break;
           read_slots.push(&s);
         }
@@ -286,7 +290,9 @@ class OutOfCoreSort {
       try {
         while (std::optional<StagingSlot*> slot = partitioned_slots.pop()) {
           StagingSlot& s = **slot;
+          const auto store_start = Clock::now();
           store->add_partitioned(s.offsets.data(), s.keys_out.data, value_bytes_ > 0 ? s.values_out.data : nullptr);
+          storing_seconds += seconds_since(store_start);
           free_slots.push(&s);
         }
       } catch (...) {
@@ -309,7 +315,11 @@ class OutOfCoreSort {
     reader.join();
     appender.join();
     if (error) std::rethrow_exception(error);
+    const auto finish_start = Clock::now();
     store->finish_appending();
+    storing_seconds += seconds_since(finish_start);
+    stats_.partition_read_seconds += reading_seconds;
+    stats_.bucket_store_seconds += storing_seconds;
     stats_.read_seconds += seconds_since(start) - (stats_.partition_seconds - partition_seconds_before);
     return store;
   }
