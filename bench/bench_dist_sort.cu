@@ -23,7 +23,6 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "harness.cuh"
@@ -120,23 +119,10 @@ struct Rank {
   }
 };
 
-/// Runs body(rank index) on one host thread per rank with its GPU current, rethrowing the first failure.
+/// Runs body(rank) on one host thread per rank with its GPU current, rethrowing the first failure.
 template <class Body>
 void on_every_rank(int ranks, Body body) {
-  std::vector<std::string> errors(static_cast<size_t>(ranks));
-  std::vector<std::thread> threads;
-  for (int r = 0; r < ranks; ++r) {
-    threads.emplace_back([&, r] {
-      try {
-        check(cudaSetDevice(r), "cudaSetDevice");
-        body(r);
-      } catch (const std::exception& e) {
-        errors[static_cast<size_t>(r)] = e.what();
-      }
-    });
-  }
-  for (auto& thread : threads) thread.join();
-  for (const auto& error : errors) {
+  for (const std::string& error : prims::dist::on_each_gpu(ranks, body)) {
     if (!error.empty()) throw std::runtime_error(error);
   }
 }

@@ -22,7 +22,6 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
-#include <thread>
 #include <type_traits>
 #include <vector>
 
@@ -229,18 +228,13 @@ int run_single_process(const Options& options) {
   std::vector<ncclComm_t> comms(static_cast<size_t>(ranks));
   check_nccl(ncclCommInitAll(comms.data(), ranks, nullptr), "ncclCommInitAll");
   std::vector<int> results(static_cast<size_t>(ranks), 0);
-  std::vector<std::thread> threads;
+  const std::vector<std::string> errors = prims::dist::on_each_gpu(ranks, [&](int r) {
+    results[static_cast<size_t>(r)] = sort_one_rank(comms[static_cast<size_t>(r)], r, ranks, r, options) ? 1 : 0;
+  });
   for (int r = 0; r < ranks; ++r) {
-    threads.emplace_back([&, r] {
-      try {
-        prims::check(cudaSetDevice(r), "cudaSetDevice");
-        results[static_cast<size_t>(r)] = sort_one_rank(comms[static_cast<size_t>(r)], r, ranks, r, options) ? 1 : 0;
-      } catch (const std::exception& e) {
-        fmt::print(stderr, "dist_sort: rank {}: {}\n", r, e.what());
-      }
-    });
+    const std::string& error = errors[static_cast<size_t>(r)];
+    if (!error.empty()) fmt::print(stderr, "dist_sort: rank {}: {}\n", r, error);
   }
-  for (auto& thread : threads) thread.join();
   for (ncclComm_t comm : comms) ncclCommDestroy(comm);
   for (int ok : results) {
     if (!ok) return 1;

@@ -13,7 +13,6 @@
 #include <numeric>
 #include <stdexcept>
 #include <string>
-#include <thread>
 #include <type_traits>
 #include <vector>
 
@@ -79,19 +78,7 @@ class Communicators : public ::testing::Environment {
 /// Runs body(rank) on one host thread per rank with the rank's GPU current; fails the test for every rank that threw.
 template <class Body>
 void on_every_rank(int ranks, Body body) {
-  std::vector<std::string> errors(static_cast<size_t>(ranks));
-  std::vector<std::thread> threads;
-  for (int r = 0; r < ranks; ++r) {
-    threads.emplace_back([&, r] {
-      try {
-        prims::check(cudaSetDevice(r), "cudaSetDevice");
-        body(r);
-      } catch (const std::exception& e) {
-        errors[static_cast<size_t>(r)] = e.what();
-      }
-    });
-  }
-  for (auto& thread : threads) thread.join();
+  const std::vector<std::string> errors = prims::dist::on_each_gpu(ranks, body);
   for (int r = 0; r < ranks; ++r) EXPECT_EQ(errors[static_cast<size_t>(r)], "") << "rank " << r;
 }
 

@@ -5,4 +5,5 @@
 //   #include <prims/dist.cuh>
 //   prims::dist::radix_sort_keys(comm, temp, bytes, d_keys, d_sorted, n_local);
 
+#include "prims/dist/each_gpu.cuh"
 #include "prims/dist/radix_sort.cuh"
