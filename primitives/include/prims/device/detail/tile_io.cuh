@@ -75,7 +75,8 @@ struct BlockedTileIo {
   };
 
   /// Loads tile_in[0, valid) into blocked registers: thread t gets items [t * items_per_thread, ...). Items past
-  /// `valid` are copies of tile_in[0].
+  /// `valid` are copies of tile_in[0]. HINT: how the reads use the caches (util/vector_load.cuh).
+  template <CacheHint HINT = CacheHint::Normal>
   __device__ static void load(const T* tile_in, int valid, T (&items)[items_per_thread], Storage& storage) {
     const int lane = threadIdx.x % warp::kWarpThreads;
     const int warp_id = threadIdx.x / warp::kWarpThreads;
@@ -87,7 +88,7 @@ struct BlockedTileIo {
       Vec loaded[vectors_per_thread];
 #pragma unroll
       for (int v = 0; v < vectors_per_thread; ++v) {
-        loaded[v] = vectors[v * warp::kWarpThreads + lane];
+        loaded[v] = load_with_hint<HINT>(vectors + v * warp::kWarpThreads + lane);
       }
 #pragma unroll
       for (int v = 0; v < vectors_per_thread; ++v) {
@@ -98,7 +99,7 @@ struct BlockedTileIo {
       for (int i = 0; i < items_per_thread; ++i) {
         const int j = i * warp::kWarpThreads + lane;
         exchange[slot(j / vector_items)].items[j % vector_items] =
-            warp_begin + j < valid ? tile_in[warp_begin + j] : tile_in[0];
+            load_with_hint<HINT>(tile_in + (warp_begin + j < valid ? warp_begin + j : 0));
       }
     }
     __syncwarp();
@@ -112,7 +113,8 @@ struct BlockedTileIo {
     }
   }
 
-  /// Stores blocked registers to tile_out[0, valid), the way load() read them.
+  /// Stores blocked registers to tile_out[0, valid), the way load() read them; HINT as for load().
+  template <CacheHint HINT = CacheHint::Normal>
   __device__ static void store(T* tile_out, int valid, const T (&items)[items_per_thread], Storage& storage) {
     const int lane = threadIdx.x % warp::kWarpThreads;
     const int warp_id = threadIdx.x / warp::kWarpThreads;
@@ -133,14 +135,16 @@ struct BlockedTileIo {
       Vec* vectors = reinterpret_cast<Vec*>(tile_out + warp_begin);
 #pragma unroll
       for (int v = 0; v < vectors_per_thread; ++v) {
-        vectors[v * warp::kWarpThreads + lane] = exchange[slot(v * warp::kWarpThreads + lane)];
+        const int p = v * warp::kWarpThreads + lane;
+        store_with_hint<HINT>(vectors + p, exchange[slot(p)]);
       }
     } else {
 #pragma unroll
       for (int i = 0; i < items_per_thread; ++i) {
         const int j = i * warp::kWarpThreads + lane;
         if (warp_begin + j < valid) {
-          tile_out[warp_begin + j] = exchange[slot(j / vector_items)].items[j % vector_items];
+          store_with_hint<HINT>(tile_out + warp_begin + j,
+                                exchange[slot(j / vector_items)].items[j % vector_items]);
         }
       }
     }
