@@ -13,15 +13,18 @@ namespace {
 using prims::bench::Contender;
 namespace detail = prims::detail;
 
-template <int THREADS, int BYTES, unsigned WAIT_NS, int TILES_PER_LANE>
+/// sp<threads>x<bytes>w<wait ns>k<tiles per lane>, then "L" where loads and "S" where stores are evict-first.
+template <int THREADS, int BYTES, unsigned WAIT_NS, int TILES_PER_LANE, bool LOAD_LAST = false, bool STORE_LAST = false>
 struct SinglePass {
   static constexpr int block_threads = THREADS;
   static constexpr int bytes_per_thread = BYTES;
   static constexpr unsigned look_back_wait_ns = WAIT_NS;
   static constexpr int look_back_tiles_per_lane = TILES_PER_LANE;
+  static constexpr detail::CacheHint load_hint = LOAD_LAST ? detail::CacheHint::LastUse : detail::CacheHint::Normal;
+  static constexpr detail::CacheHint store_hint = STORE_LAST ? detail::CacheHint::LastUse : detail::CacheHint::Normal;
   static std::string name() {
     return "sp" + std::to_string(THREADS) + "x" + std::to_string(BYTES) + "w" + std::to_string(WAIT_NS) + "k" +
-           std::to_string(TILES_PER_LANE);
+           std::to_string(TILES_PER_LANE) + (LOAD_LAST ? "L" : "") + (STORE_LAST ? "S" : "");
   }
   template <class T>
   static cudaError_t run(void* temp, size_t& bytes, const T* in, T* out, size_t n, cudaStream_t s) {
@@ -109,6 +112,11 @@ void tune_type(prims::bench::Harness& harness, const char* type) {
     sweep<T, SinglePass<256, 64, 64, 1>, SinglePass<256, 128, 64, 1>, SinglePass<512, 64, 64, 1>,
           SinglePass<128, 128, 64, 1>, SinglePass<256, 128, 32, 1>, SinglePass<256, 128, 128, 1>,
           SinglePass<256, 128, 64, 2>>(harness, type, "SinglePass", buffers, n);
+    // Evict-first reads and writes: each item is touched once.
+    sweep<T, SinglePass<256, 128, 64, 1>, SinglePass<256, 128, 64, 1, true, false>,
+          SinglePass<256, 128, 64, 1, false, true>, SinglePass<256, 128, 64, 1, true, true>,
+          SinglePass<256, 64, 64, 1, true, true>, SinglePass<512, 64, 64, 1, true, true>,
+          SinglePass<128, 128, 64, 1, true, true>>(harness, type, "SinglePassHints", buffers, n);
     sweep<T, ReduceThenScan<256, 64, 6>, ReduceThenScan<256, 64, 8>, ReduceThenScan<512, 64, 4>,
           ReduceThenScan<256, 128, 4>, ReduceThenScan<128, 128, 8>>(harness, type, "ReduceThenScan", buffers, n);
   }

@@ -54,6 +54,9 @@ struct SinglePassScanPolicySm90 {
   /// Tiles each lane of the look-back warp reads per poll: one poll covers 32 * this many predecessors. More than
   /// one measured slower (the polls wait longer for the nearest predecessors).
   static constexpr int look_back_tiles_per_lane = 1;
+  /// How tiles are read and written (util/vector_load.cuh): every item is touched once.
+  static constexpr CacheHint load_hint = CacheHint::Normal;
+  static constexpr CacheHint store_hint = CacheHint::Normal;
 };
 
 /// Tuning for the three reduce-then-scan kernels on Hopper, measured with bench/tune_scan: 512 threads with 64
@@ -364,7 +367,7 @@ __global__ void __launch_bounds__(Policy::block_threads)
   const int valid = Tile::valid_items(tile, n);
 
   T items[Tile::items_per_thread];
-  Tile::load(in + tile_begin, valid, items, storage);
+  Tile::template load<Policy::load_hint>(in + tile_begin, valid, items, storage);
   typename Tile::BlockScan scan(storage.scan);
   if (tile == 0 && !seed.valid) {
     T aggregate;
@@ -376,7 +379,7 @@ __global__ void __launch_bounds__(Policy::block_threads)
     LookBackPrefix<Policy, T, Op, Status> prefix_op{status, tile, op, seed};
     scan_with_prefix<EXCLUSIVE>(scan, items, op, prefix_op);
   }
-  Tile::store(out + tile_begin, valid, items, storage);
+  Tile::template store<Policy::store_hint>(out + tile_begin, valid, items, storage);
 }
 
 // ---------------------------------------------------------------------------------------------------------------
