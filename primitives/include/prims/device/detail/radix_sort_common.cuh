@@ -150,16 +150,17 @@ struct SortTile : WarpStripedTileIo<Policy::block_threads, Policy::items_per_thr
 
 /// Where pass p of one array (keys or values) reads and writes. Passes alternate between `out` and
 /// `alternate` so that the last lands in `out`; when in == out the first pass must not write `in`, and an odd
-/// number of passes then ends in `alternate` and needs one copy back.
+/// number of passes then ends in `alternate` and needs one copy back. Usable on the device too: the segmented
+/// sort makes one per segment, for the passes that segment actually needs.
 template <class T>
 class PingPong {
  public:
-  PingPong(const T* in, T* out, T* alternate, int num_passes)
+  PRIMS_HOST_DEVICE PingPong(const T* in, T* out, T* alternate, int num_passes)
       : in_(in), buffers_{out, alternate}, first_(in == out || num_passes % 2 == 0 ? 1 : 0), last_(num_passes - 1) {}
 
-  const T* source(int pass) const { return pass == 0 ? in_ : buffers_[(first_ + pass - 1) % 2]; }
-  T* destination(int pass) const { return buffers_[(first_ + pass) % 2]; }
-  bool ends_in_alternate() const { return (first_ + last_) % 2 == 1; }
+  PRIMS_HOST_DEVICE const T* source(int pass) const { return pass == 0 ? in_ : buffers_[(first_ + pass - 1) % 2]; }
+  PRIMS_HOST_DEVICE T* destination(int pass) const { return buffers_[(first_ + pass) % 2]; }
+  PRIMS_HOST_DEVICE bool ends_in_alternate() const { return (first_ + last_) % 2 == 1; }
 
  private:
   const T* in_;
