@@ -1,0 +1,551 @@
+#pragma once
+// The segmented radix sort's policy, kernels and dispatcher (device/segmented_radix_sort.cuh is the API).
+//
+// Every segment is sorted by one block, in one of four size classes, so no host synchronization is needed and the
+// offsets never leave the device. T is the policy's tile (256 threads x 16 keys of up to 4 bytes: 4096; 2048 for
+// 8-byte items, 1024 for 16-byte values).
+//   1. segmented_classify_kernel   one thread a segment reads its two offsets and appends the segment's id to
+//      the list of its class (warp-aggregated atomics; empty segments go nowhere):
+//        small   1 .. T/64 keys    packed 64 to a tile
+//        medium  .. T/8 keys       packed 8 to a tile
+//        tile    .. T keys         one to a tile
+//        large   more than T keys
+//   2. segmented_tile_kernel, one launch for each of the first three classes. A block takes the next group of
+//      segments from its list (an atomic counter: the grid is persistent, one wave of blocks, and nothing is
+//      launched for segments of other classes) and gives each a slot of SLOT_ITEMS tile elements. The whole tile
+//      is sorted in registers and shared memory: for each 8-bit digit from begin_bit to end_bit, block::RadixRank
+//      ranks the tile (slot padding takes the largest digit) and the keys, with their origin in the tile, are
+//      exchanged through shared memory into rank order; a last pass by slot number brings each slot's keys
+//      together again (LSD: the slot is the most significant digit), real keys first. Keys are read once and
+//      written once; values are read once, by origin, at the end, and written once. Nothing goes through the
+//      temporary storage.
+//   3. segmented_large_kernel   the large class, one segment at a time per block, taken from its list with an
+//      atomic counter. One read of the segment counts the digits of every pass (a permutation does not change
+//      them); passes in which every key has the same digit are skipped. Each remaining pass walks the segment tile
+//      by tile, in order: rank (block::RadixRank) and scatter (SortTile of radix_sort_common.cuh) at per-digit
+//      offsets carried from tile to tile, so the pass is stable. Passes ping-pong between keys_out and a buffer in
+//      the temporary storage (PingPong, per segment, for the passes it needs), so the last lands in keys_out; in
+//      place with an odd number of passes, the block copies its segment back.
+// Bytes moved: packed and tile classes read and write each key (and value) once, plus 8 or 16 bytes of offsets and
+// 4 bytes of list a segment. A large segment costs one read of its keys for the histogram, then per non-trivial
+// pass one read and one write of keys and values, plus one copy when in place with an odd number of passes.
+// Elements outside every segment are never read or written, and the temporary storage is never assumed zeroed.
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <climits>
+#include <cstddef>
+#include <type_traits>
+
+#include "prims/block/radix_rank.cuh"
+#include "prims/block/scan.cuh"
+#include "prims/device/detail/radix_sort_common.cuh"
+#include "prims/device/detail/tile_io.cuh"
+#include "prims/util/device_properties.cuh"
+#include "prims/util/launch.cuh"
+#include "prims/util/ops.cuh"
+#include "prims/util/radix_key.cuh"
+#include "prims/util/shuffle.cuh"
+#include "prims/util/temp_storage.cuh"
+
+namespace prims::detail {
+
+/// Tuning of the segmented sort on Hopper (not measured yet): the block shape and tile of TileCounts, 16 KB of the
+/// widest item, and the slot sizes of the packed classes.
+template <class K, class V>
+struct SegmentedSortPolicySm90 {
+  static constexpr int radix_bits = 8;
+  static constexpr int block_threads = 256;
+  static constexpr int items_per_thread = kSortItemBytes<K, V> <= 4 ? 16 : kSortItemBytes<K, V> <= 8 ? 8 : 4;
+  static constexpr bool rank_with_match_any = false;
+  static constexpr int tile_items = block_threads * items_per_thread;
+  /// Segments of up to this many keys share a tile 64 at a time, and up to medium_slot_items 8 at a time.
+  static constexpr int small_slot_items = tile_items / 64;
+  static constexpr int medium_slot_items = tile_items / 8;
+};
+
+/// The policy for the architecture the library is built for; one entry today.
+template <class K, class V>
+using SegmentedSortPolicy = SegmentedSortPolicySm90<K, V>;
+
+/// The size classes, in the order of their kernels.
+enum SegmentClass : int { kSmallSegments, kMediumSegments, kTileSegments, kLargeSegments, kSegmentClasses };
+
+/// The ids of one class's segments, appended by the classify kernel, and the counter its sorting kernel takes
+/// work from. Both counters are cleared before every sort.
+struct SegmentList {
+  unsigned* ids;
+  /// How many segments the classify kernel found (more than capacity only if segments overlap).
+  unsigned* count;
+  /// The next unit of work (a group of ids, or one id) to hand out.
+  unsigned* next;
+  /// Entries `ids` holds: no more segments of the class fit in n keys without overlapping.
+  unsigned capacity;
+
+  __device__ unsigned size() const { return *count < capacity ? *count : capacity; }
+};
+
+struct SegmentLists {
+  SegmentList list[kSegmentClasses];
+};
+
+/// Where a segment lies: [begin, begin + size).
+struct SegmentRange {
+  size_t begin;
+  size_t size;
+};
+
+/// Segment s of the offset arrays; an end at or before its begin is an empty segment.
+template <class Offset>
+__device__ SegmentRange segment_range(const Offset* begin_offsets, const Offset* end_offsets, size_t s) {
+  const Offset begin = begin_offsets[s];
+  const Offset end = end_offsets[s];
+  return {static_cast<size_t>(begin), end > begin ? static_cast<size_t>(end) - static_cast<size_t>(begin) : 0};
+}
+
+/// What every sorting kernel of one call shares.
+template <class K, class V, class Offset>
+struct SegmentedSortArgs {
+  PassBuffers<K, V> io;
+  const Offset* begin_offsets;
+  const Offset* end_offsets;
+  Order order;
+  int begin_bit;
+  int end_bit;
+};
+
+template <class Policy, class Offset>
+__global__ void __launch_bounds__(256)
+    segmented_classify_kernel(const Offset* __restrict__ begin_offsets, const Offset* __restrict__ end_offsets,
+                              size_t num_segments, SegmentLists lists) {
+  wait_for_prior_grids();
+  allow_dependent_grids();
+  const int lane = threadIdx.x % warp::kWarpThreads;
+  const size_t stride = static_cast<size_t>(gridDim.x) * blockDim.x;
+  // Every thread of the block runs the same number of rounds, so whole warps meet at the ballots.
+  for (size_t first = blockIdx.x * static_cast<size_t>(blockDim.x); first < num_segments; first += stride) {
+    const size_t s = first + threadIdx.x;
+    int segment_class = -1;
+    if (s < num_segments) {
+      const size_t size = segment_range(begin_offsets, end_offsets, s).size;
+      segment_class = size == 0                                                   ? -1
+                      : size <= static_cast<size_t>(Policy::small_slot_items)  ? kSmallSegments
+                      : size <= static_cast<size_t>(Policy::medium_slot_items) ? kMediumSegments
+                      : size <= static_cast<size_t>(Policy::tile_items)        ? kTileSegments
+                                                                                : kLargeSegments;
+    }
+#pragma unroll
+    for (int c = 0; c < kSegmentClasses; ++c) {
+      const unsigned members = __ballot_sync(kFullWarpMask, segment_class == c);
+      if (members == 0) continue;
+      const int leader = __ffs(members) - 1;
+      unsigned base = 0;
+      if (lane == leader) base = atomicAdd(lists.list[c].count, static_cast<unsigned>(__popc(members)));
+      base = __shfl_sync(kFullWarpMask, base, leader);
+      if (segment_class == c) {
+        const unsigned position = base + __popc(members & lanes_below_mask());
+        if (position < lists.list[c].capacity) lists.list[c].ids[position] = static_cast<unsigned>(s);
+      }
+    }
+  }
+}
+
+/// The next unit of work of a persistent block, the same in every thread (the caller synchronizes the block
+/// before calling again, since `shared` is reused).
+__device__ __forceinline__ unsigned take_work(unsigned* counter, unsigned& shared) {
+  if (threadIdx.x == 0) shared = atomicAdd(counter, 1u);
+  __syncthreads();
+  return shared;
+}
+
+/// Sorts groups of up to kSlots segments of at most SLOT_ITEMS keys, one group per tile (see the file comment).
+template <class Policy, int SLOT_ITEMS, class K, class V>
+struct SegmentedTile {
+  using Io = WarpStripedTileIo<Policy::block_threads, Policy::items_per_thread>;
+  static constexpr int kThreads = Io::kThreads;
+  static constexpr int kItems = Io::kItems;
+  static constexpr int kTileItems = Io::kTileItems;
+  static constexpr int kSlots = kTileItems / SLOT_ITEMS;
+  static constexpr int kDigits = 1 << Policy::radix_bits;
+  using Rank = block::RadixRank<kThreads, kItems, Policy::radix_bits, Policy::rank_with_match_any>;
+  static_assert(kTileItems % SLOT_ITEMS == 0 && kSlots <= kDigits, "slots divide the tile; one digit a slot");
+  static_assert(kTileItems <= 65536, "origins are tile elements of 16 bits");
+
+  struct TempStorage {
+    union {
+      typename Rank::TempStorage rank;
+      /// The tile in rank order during the passes: keys and where in the tile each started.
+      struct {
+        K keys[kTileItems];
+        unsigned short origins[kTileItems];
+      } ranked;
+      /// The group's values by origin, at the end.
+      alignas(16) unsigned char values[kHasValues<V> ? kTileItems * sizeof(V) : 1];
+    };
+    size_t slot_begin[kSlots];
+    unsigned slot_size[kSlots];
+    unsigned work;
+  };
+
+  /// Whether tile element `origin` is padding: past the size of its slot's segment.
+  __device__ static bool is_padding(unsigned origin, const TempStorage& storage) {
+    return origin % SLOT_ITEMS >= storage.slot_size[origin / SLOT_ITEMS];
+  }
+
+  /// One stable pass: ranks the tile by `ranks` (the digits on entry) and moves keys and origins into rank order,
+  /// back into the warp-striped registers.
+  __device__ static void rank_and_exchange(K (&keys)[kItems], unsigned (&origins)[kItems], unsigned (&ranks)[kItems],
+                                           TempStorage& storage) {
+    unsigned digit_count;
+    unsigned digit_prefix;
+    Rank(storage.rank).rank(ranks, ranks, digit_count, digit_prefix, 0, IgnoreDigitCounts{});
+    __syncthreads();  // the ranking's counters share memory with the exchange
+#pragma unroll
+    for (int i = 0; i < kItems; ++i) {
+      storage.ranked.keys[ranks[i]] = keys[i];
+      storage.ranked.origins[ranks[i]] = static_cast<unsigned short>(origins[i]);
+    }
+    __syncthreads();
+#pragma unroll
+    for (int i = 0; i < kItems; ++i) {
+      keys[i] = storage.ranked.keys[Io::element(i)];
+      origins[i] = storage.ranked.origins[Io::element(i)];
+    }
+    __syncthreads();  // the next ranking reuses the exchange
+  }
+
+  /// Sorts the group whose slots are set in `storage` (slot_begin, slot_size; empty slots have size 0).
+  template <class Offset>
+  __device__ static void sort_group(const SegmentedSortArgs<K, V, Offset>& args, TempStorage& storage) {
+    K keys[kItems];
+    unsigned origins[kItems];
+#pragma unroll
+    for (int i = 0; i < kItems; ++i) {
+      const unsigned element = static_cast<unsigned>(Io::element(i));
+      origins[i] = element;
+      keys[i] = K{};
+      if (!is_padding(element, storage)) {
+        keys[i] = args.io.keys_in[storage.slot_begin[element / SLOT_ITEMS] + element % SLOT_ITEMS];
+      }
+    }
+    const int num_passes = radix_passes(args.begin_bit, args.end_bit, Policy::radix_bits);
+    for (int pass = 0; pass < num_passes; ++pass) {
+      const auto digit_of = pass_digit<K>(args.order, args.begin_bit, args.end_bit, Policy::radix_bits, pass);
+      unsigned ranks[kItems];
+#pragma unroll
+      for (int i = 0; i < kItems; ++i) ranks[i] = is_padding(origins[i], storage) ? kDigits - 1 : digit_of(keys[i]);
+      rank_and_exchange(keys, origins, ranks, storage);
+    }
+    if constexpr (kSlots > 1) {
+      // Every slot holds SLOT_ITEMS elements, so slot j ends up at [j * SLOT_ITEMS, (j + 1) * SLOT_ITEMS), its
+      // keys first: padding took the largest digit in every pass and follows its slot's keys in the tile.
+      unsigned ranks[kItems];
+#pragma unroll
+      for (int i = 0; i < kItems; ++i) ranks[i] = origins[i] / SLOT_ITEMS;
+      rank_and_exchange(keys, origins, ranks, storage);
+    }
+    // Tile element p now holds the (p % SLOT_ITEMS)-th key of slot p / SLOT_ITEMS's segment, if the segment has
+    // that many.
+#pragma unroll
+    for (int i = 0; i < kItems; ++i) {
+      const unsigned element = static_cast<unsigned>(Io::element(i));
+      if (!is_padding(element, storage)) {
+        args.io.keys_out[storage.slot_begin[element / SLOT_ITEMS] + element % SLOT_ITEMS] = keys[i];
+      }
+    }
+    if constexpr (kHasValues<V>) {
+      V* values = reinterpret_cast<V*>(storage.values);
+      __syncthreads();  // the exchange may still be read (no pass at all: the values area was never used)
+#pragma unroll
+      for (int i = 0; i < kItems; ++i) {
+        const unsigned element = static_cast<unsigned>(Io::element(i));
+        if (!is_padding(element, storage)) {
+          values[element] = args.io.values_in[storage.slot_begin[element / SLOT_ITEMS] + element % SLOT_ITEMS];
+        }
+      }
+      __syncthreads();
+#pragma unroll
+      for (int i = 0; i < kItems; ++i) {
+        const unsigned element = static_cast<unsigned>(Io::element(i));
+        if (!is_padding(element, storage)) {
+          args.io.values_out[storage.slot_begin[element / SLOT_ITEMS] + element % SLOT_ITEMS] = values[origins[i]];
+        }
+      }
+    }
+  }
+};
+
+/// Sorts the segments of one packed or tile class: a persistent block takes groups of SegmentedTile::kSlots ids
+/// from the class's list until none is left.
+template <class Policy, int SLOT_ITEMS, class K, class V, class Offset>
+__global__ void __launch_bounds__(Policy::block_threads)
+    segmented_tile_kernel(SegmentedSortArgs<K, V, Offset> args, SegmentList list) {
+  using Tile = SegmentedTile<Policy, SLOT_ITEMS, K, V>;
+  __shared__ typename Tile::TempStorage storage;
+  wait_for_prior_grids();
+  allow_dependent_grids();
+  const unsigned count = list.size();
+  const unsigned groups = (count + Tile::kSlots - 1) / Tile::kSlots;
+  for (;;) {
+    const unsigned group = take_work(list.next, storage.work);
+    if (group >= groups) return;
+    for (int j = threadIdx.x; j < Tile::kSlots; j += Tile::kThreads) {
+      const size_t index = static_cast<size_t>(group) * Tile::kSlots + j;
+      SegmentRange range{0, 0};
+      if (index < count) range = segment_range(args.begin_offsets, args.end_offsets, list.ids[index]);
+      storage.slot_begin[j] = range.begin;
+      storage.slot_size[j] = static_cast<unsigned>(range.size);
+    }
+    __syncthreads();
+    Tile::sort_group(args, storage);
+    __syncthreads();  // the slots and the work id are rewritten for the next group
+  }
+}
+
+/// Copies a segment's items [begin, begin + size) from one array to another, in the block.
+template <class T>
+__device__ void copy_segment(const T* from, T* to, size_t begin, size_t size) {
+  for (size_t i = threadIdx.x; i < size; i += blockDim.x) to[begin + i] = from[begin + i];
+}
+
+/// The large class's tile: SortTile with 64-bit positions.
+template <class Policy, class K, class V>
+using SegmentedLargeTile = SortTile<Policy, K, V, size_t>;
+
+/// One tile of a large segment's pass: `keys_in`/`values_in` point at the tile, the outputs are whole arrays;
+/// `running` (thread d) is where digit d's next key goes and advances by the tile's count of d.
+template <class Policy, class K, class V, bool FULL>
+__device__ __forceinline__ void segmented_large_tile(const K* keys_in, K* keys_out, const V* values_in,
+                                                     V* values_out, int valid, DigitExtractor<K> digit_of,
+                                                     size_t& running,
+                                                     typename SegmentedLargeTile<Policy, K, V>::TempStorage& storage) {
+  using Tile = SegmentedLargeTile<Policy, K, V>;
+  K keys[Tile::kItems];
+  Tile::template load<FULL>(keys_in, valid, keys);
+  unsigned ranks[Tile::kItems];
+  Tile::template key_digits<FULL>(keys, valid, digit_of, ranks);
+  unsigned digit_count = 0;
+  unsigned digit_prefix = 0;
+  typename Tile::Rank(storage.rank)
+      .rank(ranks, ranks, digit_count, digit_prefix, Tile::kTileItems - valid, IgnoreDigitCounts{});
+  if (threadIdx.x < Tile::kDigits) {
+    // Unsigned wrap-around is fine: every slot s of digit d has s >= digit_prefix.
+    storage.digit_base[threadIdx.x] = running - digit_prefix;
+    running += digit_count;
+  }
+  __syncthreads();
+  Tile::template place_ranked<FULL>(keys, ranks, valid, storage);
+  __syncthreads();
+  typename Tile::SlotDigits slot_digits;
+  Tile::template scatter_keys<FULL>(valid, digit_of, storage, keys_out, slot_digits);
+  if constexpr (kHasValues<V>) {
+    V values[Tile::kItems];
+    Tile::template load<FULL>(values_in, valid, values);
+    Tile::template scatter_values<FULL>(values, ranks, valid, slot_digits, storage, values_out);
+  }
+  __syncthreads();  // the next tile reuses the exchange and digit_base
+}
+
+/// Sorts the large class: a persistent block takes one segment at a time from the list (see the file comment).
+/// Counts are flushed from shared memory every kLargeChunkItems keys, so a segment may hold 2^32 keys or more.
+inline constexpr size_t kLargeChunkItems = size_t{1} << 30;
+
+template <class Policy, class K, class V, class Offset>
+__global__ void __launch_bounds__(Policy::block_threads)
+    segmented_large_kernel(SegmentedSortArgs<K, V, Offset> args, SegmentList list, K* alternate_keys,
+                           V* alternate_values) {
+  using Tile = SegmentedLargeTile<Policy, K, V>;
+  constexpr int kTileItems = Tile::kTileItems;
+  constexpr int kDigits = Tile::kDigits;
+  constexpr int kMaxPasses = radix_passes(0, RadixKey<K>::kBits, Policy::radix_bits);
+  static_assert(kDigits <= Tile::kThreads, "a thread per digit");
+  static_assert(kLargeChunkItems % kTileItems == 0, "chunks are whole tiles");
+  using DigitScan = block::Scan<size_t, Tile::kThreads>;
+  __shared__ typename Tile::TempStorage storage;
+  __shared__ typename DigitScan::TempStorage scan_storage;
+  __shared__ unsigned counts[kMaxPasses][kDigits];
+  __shared__ unsigned work;
+  wait_for_prior_grids();
+  allow_dependent_grids();
+
+  const int num_passes = radix_passes(args.begin_bit, args.end_bit, Policy::radix_bits);
+  const unsigned count = list.size();
+  const int digit = threadIdx.x;
+  for (;;) {
+    const unsigned index = take_work(list.next, work);
+    if (index >= count) return;
+    const SegmentRange segment = segment_range(args.begin_offsets, args.end_offsets, list.ids[index]);
+
+    // 1. Thread d < kDigits: totals[p] = keys of the segment with digit d in pass p.
+    size_t totals[kMaxPasses] = {};
+    for (size_t chunk = 0; chunk < segment.size; chunk += kLargeChunkItems) {
+      for (int i = threadIdx.x; i < kMaxPasses * kDigits; i += Tile::kThreads) counts[i / kDigits][i % kDigits] = 0;
+      __syncthreads();
+      const size_t chunk_end = segment.size - chunk < kLargeChunkItems ? segment.size : chunk + kLargeChunkItems;
+      for (size_t tile = chunk; tile < chunk_end; tile += kTileItems) {
+        const int valid = static_cast<int>(chunk_end - tile < kTileItems ? chunk_end - tile : kTileItems);
+        K keys[Tile::kItems];
+        Tile::load(args.io.keys_in + segment.begin + tile, valid, keys);
+#pragma unroll
+        for (int i = 0; i < Tile::kItems; ++i) {
+          if (Tile::element(i) < valid) {
+            const auto bits = RadixKey<K>::ordered_bits(keys[i]);
+#pragma unroll
+            for (int pass = 0; pass < kMaxPasses; ++pass) {
+              if (pass < num_passes) {
+                const auto digit_of = pass_digit<K>(args.order, args.begin_bit, args.end_bit, Policy::radix_bits, pass);
+                atomicAdd(&counts[pass][digit_of.of_bits(bits)], 1u);
+              }
+            }
+          }
+        }
+      }
+      __syncthreads();
+      if (digit < kDigits) {
+#pragma unroll
+        for (int pass = 0; pass < kMaxPasses; ++pass) totals[pass] += counts[pass][digit];
+      }
+      __syncthreads();
+    }
+
+    // 2. The passes that reorder anything: in a pass whose keys all have one digit, every key stays put.
+    unsigned needed = 0;
+#pragma unroll
+    for (int pass = 0; pass < kMaxPasses; ++pass) {
+      if (pass < num_passes && !__syncthreads_or(digit < kDigits && totals[pass] == segment.size)) {
+        needed |= 1u << pass;
+      }
+    }
+    const int num_needed = __popc(needed);
+
+    // 3. Those passes, ping-ponging so that the last lands in the output.
+    const PingPong<K> keys(args.io.keys_in, args.io.keys_out, alternate_keys, num_needed);
+    const PingPong<V> values(args.io.values_in, args.io.values_out, alternate_values, num_needed);
+    int step = 0;
+#pragma unroll 1
+    for (int pass = 0; pass < num_passes; ++pass) {
+      if ((needed >> pass & 1u) == 0) continue;
+      size_t total = 0;
+#pragma unroll
+      for (int p = 0; p < kMaxPasses; ++p) total = p == pass ? totals[p] : total;  // keeps totals in registers
+      size_t running = segment.begin + DigitScan(scan_storage).exclusive_scan(total, Sum{}, size_t{0});
+      const auto digit_of = pass_digit<K>(args.order, args.begin_bit, args.end_bit, Policy::radix_bits, pass);
+      const K* keys_in = keys.source(step) + segment.begin;
+      K* keys_out = keys.destination(step);
+      const V* values_in = nullptr;
+      V* values_out = nullptr;
+      if constexpr (kHasValues<V>) {
+        values_in = values.source(step) + segment.begin;
+        values_out = values.destination(step);
+      }
+      for (size_t tile = 0; tile < segment.size; tile += kTileItems) {
+        const size_t left = segment.size - tile;
+        if (left >= static_cast<size_t>(kTileItems)) {
+          segmented_large_tile<Policy, K, V, true>(keys_in + tile, keys_out, kHasValues<V> ? values_in + tile : nullptr, values_out,
+                                                   kTileItems, digit_of, running, storage);
+        } else {
+          segmented_large_tile<Policy, K, V, false>(keys_in + tile, keys_out, kHasValues<V> ? values_in + tile : nullptr, values_out,
+                                                    static_cast<int>(left), digit_of, running, storage);
+        }
+      }
+      ++step;
+    }
+
+    // 4. What did not end in the output: no pass at all (a copy unless in place), or an odd number in place.
+    if (num_needed == 0) {
+      if (args.io.keys_in != args.io.keys_out) copy_segment(args.io.keys_in, args.io.keys_out, segment.begin, segment.size);
+      if constexpr (kHasValues<V>) {
+        if (args.io.values_in != args.io.values_out) {
+          copy_segment(args.io.values_in, args.io.values_out, segment.begin, segment.size);
+        }
+      }
+    } else {
+      if (keys.ends_in_alternate()) copy_segment<K>(alternate_keys, args.io.keys_out, segment.begin, segment.size);
+      if constexpr (kHasValues<V>) {
+        if (values.ends_in_alternate()) {
+          copy_segment<V>(alternate_values, args.io.values_out, segment.begin, segment.size);
+        }
+      }
+    }
+    __syncthreads();  // the work id, the counts and the scan storage are reused by the next segment
+  }
+}
+
+/// The number of blocks of a persistent kernel: as many as fit on the device at once, but no more than the units
+/// of work there can be.
+template <class Kernel>
+cudaError_t persistent_grid(Kernel kernel, int block_threads, size_t max_work, unsigned& grid) {
+  int multiprocessors = 0;
+  PRIMS_TRY(multiprocessor_count(multiprocessors));
+  int blocks_per_multiprocessor = 0;
+  PRIMS_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_multiprocessor, kernel, block_threads, 0));
+  const size_t resident = static_cast<size_t>(std::max(blocks_per_multiprocessor, 1)) * multiprocessors;
+  grid = static_cast<unsigned>(std::max<size_t>(1, std::min(resident, max_work)));
+  return cudaSuccess;
+}
+
+/// The segmented sort (see the file comment). `Policy` is a template argument so tuning programs can sweep it.
+template <class K, class V, class Offset, class Policy = SegmentedSortPolicy<K, V>>
+cudaError_t segmented_radix_sort(void* temp, size_t& temp_bytes, PassBuffers<K, V> io, size_t n,
+                                 size_t num_segments, const Offset* begin_offsets, const Offset* end_offsets,
+                                 Order order, int begin_bit, int end_bit, cudaStream_t stream) {
+  static_assert(kIsRadixKey<K>, "radix-sort keys are 1 to 8-byte integers, float or double");
+  static_assert(std::is_trivially_copyable_v<V> && sizeof(V) <= 16,
+                "radix-sort values are trivially copyable types of up to 16 bytes");
+  static_assert(std::is_integral_v<Offset> && !std::is_same_v<Offset, bool>, "segment offsets are integers");
+  if (!valid_bit_range<K>(begin_bit, end_bit) || num_segments > UINT_MAX) {
+    return cudaErrorInvalidValue;
+  }
+  // The most segments of each class that n keys can hold without overlapping: the class's smallest size divides n.
+  constexpr size_t kSmallestSize[kSegmentClasses] = {1, Policy::small_slot_items + 1, Policy::medium_slot_items + 1,
+                                                     Policy::tile_items + 1};
+  unsigned capacity[kSegmentClasses];
+  for (int c = 0; c < kSegmentClasses; ++c) {
+    capacity[c] = static_cast<unsigned>(std::min(num_segments, n / kSmallestSize[c]));
+  }
+  // Only large segments pass through the alternate buffers.
+  const size_t alternate_items = capacity[kLargeSegments] > 0 ? n : 0;
+  size_t sizes[kSegmentClasses + 3] = {alternate_bytes<K>(alternate_items), alternate_bytes<V>(alternate_items),
+                                       2 * kSegmentClasses * sizeof(unsigned)};
+  for (int c = 0; c < kSegmentClasses; ++c) sizes[c + 3] = capacity[c] * sizeof(unsigned);
+  void* parts[kSegmentClasses + 3];
+  PRIMS_TRY(carve_temp(temp, temp_bytes, sizes, parts));
+  if (temp == nullptr || n == 0 || num_segments == 0) return cudaSuccess;
+
+  unsigned* counters = static_cast<unsigned*>(parts[2]);
+  SegmentLists lists{};
+  for (int c = 0; c < kSegmentClasses; ++c) {
+    lists.list[c] = {static_cast<unsigned*>(parts[c + 3]), counters + c, counters + kSegmentClasses + c, capacity[c]};
+  }
+  PRIMS_TRY(cudaMemsetAsync(counters, 0, sizes[2], stream));
+  constexpr int kClassifyThreads = 256;
+  int multiprocessors = 0;
+  PRIMS_TRY(multiprocessor_count(multiprocessors));
+  const size_t classify_blocks =
+      std::min((num_segments + kClassifyThreads - 1) / kClassifyThreads, static_cast<size_t>(multiprocessors) * 8);
+  PRIMS_TRY(launch(segmented_classify_kernel<Policy, Offset>, static_cast<unsigned>(classify_blocks),
+                   kClassifyThreads, 0, stream, begin_offsets, end_offsets, num_segments, lists));
+
+  const SegmentedSortArgs<K, V, Offset> args{io, begin_offsets, end_offsets, order, begin_bit, end_bit};
+  auto sort_class = [&](auto slot_items, SegmentClass c) -> cudaError_t {
+    constexpr int kSlotItems = decltype(slot_items)::value;
+    constexpr int kSlots = Policy::tile_items / kSlotItems;
+    if (capacity[c] == 0) return cudaSuccess;
+    const auto kernel = segmented_tile_kernel<Policy, kSlotItems, K, V, Offset>;
+    unsigned grid = 0;
+    PRIMS_TRY(persistent_grid(kernel, Policy::block_threads, (capacity[c] + kSlots - 1) / kSlots, grid));
+    return launch(kernel, grid, Policy::block_threads, 0, stream, args, lists.list[c]);
+  };
+  PRIMS_TRY(sort_class(std::integral_constant<int, Policy::small_slot_items>{}, kSmallSegments));
+  PRIMS_TRY(sort_class(std::integral_constant<int, Policy::medium_slot_items>{}, kMediumSegments));
+  PRIMS_TRY(sort_class(std::integral_constant<int, Policy::tile_items>{}, kTileSegments));
+  if (capacity[kLargeSegments] == 0) return cudaSuccess;
+  const auto large_kernel = segmented_large_kernel<Policy, K, V, Offset>;
+  unsigned grid = 0;
+  PRIMS_TRY(persistent_grid(large_kernel, Policy::block_threads, capacity[kLargeSegments], grid));
+  return launch(large_kernel, grid, Policy::block_threads, 0, stream, args, lists.list[kLargeSegments],
+                static_cast<K*>(parts[0]), static_cast<V*>(parts[1]));
+}
+
+}  // namespace prims::detail
