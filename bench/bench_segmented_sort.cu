@@ -1,0 +1,148 @@
+// bench_segmented_sort: prims::device::segmented_radix_sort_keys / segmented_radix_sort_pairs against
+// cub::DeviceSegmentedSort::SortKeys / SortPairs and cub::DeviceSegmentedRadixSort::SortKeys / SortPairs, same data,
+// same run, contenders interleaved (bench/harness.cuh).
+// Cases (u32 keys of entropy 1.0, and u32/u32 pairs whose values are the input index), every segment the same size,
+// back to back (the offsets array serves as begins and, one further, as ends):
+//   2^20 segments of 64 keys, 2^8 segments of 2^20 keys, and a grid of segment sizes 16, 256, 4096 and 65536 at
+//   2^26 keys in all.
+// No contender writes its input, so every run reads the same pristine keys. Keys are compared bitwise with
+// DeviceSegmentedRadixSort's (stable); values too, except DeviceSegmentedSort::SortPairs', which CUB does not
+// promise to be stable. GB/s counts each key (and value) read once and written once.
+#include <cub/device/device_segmented_radix_sort.cuh>
+#include <cub/device/device_segmented_sort.cuh>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "harness.cuh"
+#include "prims/device/segmented_radix_sort.cuh"
+#include "sort_inputs.cuh"
+
+namespace {
+
+using prims::bench::Contender;
+using prims::bench::same_bits;
+
+/// One case: num_segments segments of segment_items keys each.
+struct Shape {
+  int log2_segments;
+  int log2_segment_items;
+};
+
+constexpr Shape kShapes[] = {{20, 6}, {8, 20}, {22, 4}, {18, 8}, {14, 12}, {10, 16}};
+
+/// The buffers at the largest size: pristine keys and values, and one output per contender.
+struct Buffers {
+  prims::DeviceBuffer<uint32_t> keys, values, prims_keys, prims_values, sort_keys, sort_values, radix_keys,
+      radix_values;
+  prims::DeviceBuffer<int> offsets;
+
+  Buffers(size_t n, size_t max_segments)
+      : keys(n), values(n), prims_keys(n), prims_values(n), sort_keys(n), sort_values(n), radix_keys(n),
+        radix_values(n), offsets(max_segments + 1) {}
+};
+
+__global__ void offsets_kernel(int* offsets, size_t num_segments, int segment_items) {
+  for (size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x; i <= num_segments;
+       i += static_cast<size_t>(gridDim.x) * blockDim.x) {
+    offsets[i] = static_cast<int>(i) * segment_items;
+  }
+}
+
+std::string variant_name(const Shape& shape) {
+  return "2^" + std::to_string(shape.log2_segments) + " x " +
+         (shape.log2_segment_items <= 12 ? std::to_string(1 << shape.log2_segment_items)
+                                         : "2^" + std::to_string(shape.log2_segment_items));
+}
+
+void bench_case(prims::bench::Harness& harness, Buffers& b, const Shape& shape, bool pairs) {
+  const std::string variant = variant_name(shape);
+  const char* type = pairs ? "u32/u32" : "u32";
+  if (!harness.selected({"segsort", type, variant})) return;
+  const size_t num_segments = size_t{1} << shape.log2_segments;
+  const int segment_items = 1 << shape.log2_segment_items;
+  const size_t n = num_segments * segment_items;
+  offsets_kernel<<<1024, 256>>>(b.offsets.data(), num_segments, segment_items);
+  prims::check(cudaGetLastError(), "offsets_kernel");
+  const int* begins = b.offsets.data();
+  const int* ends = b.offsets.data() + 1;
+  const auto segments = static_cast<int64_t>(num_segments);
+  const auto items = static_cast<int64_t>(n);
+
+  auto prims_sort = [&](void* temp, size_t& bytes, cudaStream_t s) {
+    if (pairs) {
+      return prims::device::segmented_radix_sort_pairs(temp, bytes, b.keys.data(), b.prims_keys.data(),
+                                                       b.values.data(), b.prims_values.data(), n, num_segments,
+                                                       begins, ends, prims::device::Order::Ascending, 0, 32, s);
+    }
+    return prims::device::segmented_radix_sort_keys(temp, bytes, b.keys.data(), b.prims_keys.data(), n,
+                                                    num_segments, begins, ends, prims::device::Order::Ascending, 0,
+                                                    32, s);
+  };
+  auto cub_sort = [&](void* temp, size_t& bytes, cudaStream_t s) {
+    if (pairs) {
+      return cub::DeviceSegmentedSort::SortPairs(temp, bytes, b.keys.data(), b.sort_keys.data(), b.values.data(),
+                                                 b.sort_values.data(), items, segments, begins, ends, s);
+    }
+    return cub::DeviceSegmentedSort::SortKeys(temp, bytes, b.keys.data(), b.sort_keys.data(), items, segments,
+                                              begins, ends, s);
+  };
+  auto cub_radix = [&](void* temp, size_t& bytes, cudaStream_t s) {
+    if (pairs) {
+      return cub::DeviceSegmentedRadixSort::SortPairs(temp, bytes, b.keys.data(), b.radix_keys.data(),
+                                                      b.values.data(), b.radix_values.data(), items, segments,
+                                                      begins, ends, 0, 32, s);
+    }
+    return cub::DeviceSegmentedRadixSort::SortKeys(temp, bytes, b.keys.data(), b.radix_keys.data(), items,
+                                                   segments, begins, ends, 0, 32, s);
+  };
+  const cudaStream_t stream = harness.stream();
+  size_t prims_bytes = 0, sort_bytes = 0, radix_bytes = 0;
+  prims::check(prims_sort(nullptr, prims_bytes, stream), "prims size");
+  prims::check(cub_sort(nullptr, sort_bytes, stream), "cub DeviceSegmentedSort size");
+  prims::check(cub_radix(nullptr, radix_bytes, stream), "cub DeviceSegmentedRadixSort size");
+  prims::DeviceBuffer<unsigned char> prims_temp(prims_bytes), sort_temp(sort_bytes), radix_temp(radix_bytes);
+
+  std::vector<Contender> contenders = {
+      {"prims", [&](cudaStream_t s) { prims::check(prims_sort(prims_temp.data(), prims_bytes, s), "prims"); }},
+      {"CUB SegSort",
+       [&](cudaStream_t s) { prims::check(cub_sort(sort_temp.data(), sort_bytes, s), "cub DeviceSegmentedSort"); }},
+      {"CUB SegRadix",
+       [&](cudaStream_t s) {
+         prims::check(cub_radix(radix_temp.data(), radix_bytes, s), "cub DeviceSegmentedRadixSort");
+       }},
+  };
+  contenders[0].check = [&] {
+    return same_bits(b.prims_keys.data(), b.radix_keys.data(), n) &&
+           (!pairs || same_bits(b.prims_values.data(), b.radix_values.data(), n));
+  };
+  contenders[1].check = [&] { return same_bits(b.sort_keys.data(), b.radix_keys.data(), n); };
+
+  const double bytes_per_item = 2.0 * (sizeof(uint32_t) + (pairs ? sizeof(uint32_t) : 0));
+  harness.run_case({"segsort", type, variant}, n, bytes_per_item, contenders);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    prims::bench::Harness harness(argc, argv, "bench_segmented_sort");
+    size_t max_n = 0, max_segments = 0;
+    for (const Shape& shape : kShapes) {
+      max_n = std::max(max_n, size_t{1} << (shape.log2_segments + shape.log2_segment_items));
+      max_segments = std::max(max_segments, size_t{1} << shape.log2_segments);
+    }
+    Buffers buffers(max_n, max_segments);
+    prims::bench::generate_keys(buffers.keys.data(), max_n, 1);
+    prims::bench::generate(buffers.values.data(), max_n, 5,
+                           [] __device__(uint64_t, size_t i) { return static_cast<uint32_t>(i); });
+    for (bool pairs : {false, true}) {
+      for (const Shape& shape : kShapes) bench_case(harness, buffers, shape, pairs);
+    }
+    return harness.finish();
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "bench_segmented_sort: error: {}\n", e.what());
+    return 1;
+  }
+}
