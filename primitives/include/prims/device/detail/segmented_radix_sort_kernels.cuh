@@ -59,6 +59,8 @@ struct SegmentedSortPolicySm90 {
   static constexpr int block_threads = 256;
   static constexpr int items_per_thread = kSortItemBytes<K, V> <= 4 ? 16 : kSortItemBytes<K, V> <= 8 ? 8 : 4;
   static constexpr bool rank_with_match_any = false;
+  /// Registers capped at 128 a thread, so two blocks share an SM and one block's barriers are covered.
+  static constexpr int min_blocks_per_sm = 2;
   static constexpr int tile_items = block_threads * items_per_thread;
   /// Segments of up to this many keys share a tile 64 at a time, and up to medium_slot_items 8 at a time.
   static constexpr int small_slot_items = tile_items / 64;
@@ -279,7 +281,7 @@ struct SegmentedTile {
 /// Sorts the segments of one packed or tile class: a persistent block takes groups of SegmentedTile::kSlots ids
 /// from the class's list until none is left.
 template <class Policy, int SLOT_ITEMS, class K, class V, class Offset>
-__global__ void __launch_bounds__(Policy::block_threads)
+__global__ void __launch_bounds__(Policy::block_threads, Policy::min_blocks_per_sm)
     segmented_tile_kernel(SegmentedSortArgs<K, V, Offset> args, SegmentList list) {
   using Tile = SegmentedTile<Policy, SLOT_ITEMS, K, V>;
   __shared__ typename Tile::TempStorage storage;
@@ -352,7 +354,7 @@ __device__ __forceinline__ void segmented_large_tile(const K* keys_in, K* keys_o
 inline constexpr size_t kLargeChunkItems = size_t{1} << 30;
 
 template <class Policy, class K, class V, class Offset>
-__global__ void __launch_bounds__(Policy::block_threads)
+__global__ void __launch_bounds__(Policy::block_threads, Policy::min_blocks_per_sm)
     segmented_large_kernel(SegmentedSortArgs<K, V, Offset> args, SegmentList list, K* alternate_keys,
                            V* alternate_values) {
   using Tile = SegmentedLargeTile<Policy, K, V>;
@@ -441,11 +443,12 @@ __global__ void __launch_bounds__(Policy::block_threads)
       }
       for (size_t tile = 0; tile < segment.size; tile += kTileItems) {
         const size_t left = segment.size - tile;
+        const V* tile_values = kHasValues<V> ? values_in + tile : nullptr;
         if (left >= static_cast<size_t>(kTileItems)) {
-          segmented_large_tile<Policy, K, V, true>(keys_in + tile, keys_out, kHasValues<V> ? values_in + tile : nullptr, values_out,
-                                                   kTileItems, digit_of, running, storage);
+          segmented_large_tile<Policy, K, V, true>(keys_in + tile, keys_out, tile_values, values_out, kTileItems,
+                                                   digit_of, running, storage);
         } else {
-          segmented_large_tile<Policy, K, V, false>(keys_in + tile, keys_out, kHasValues<V> ? values_in + tile : nullptr, values_out,
+          segmented_large_tile<Policy, K, V, false>(keys_in + tile, keys_out, tile_values, values_out,
                                                     static_cast<int>(left), digit_of, running, storage);
         }
       }
@@ -454,7 +457,9 @@ __global__ void __launch_bounds__(Policy::block_threads)
 
     // 4. What did not end in the output: no pass at all (a copy unless in place), or an odd number in place.
     if (num_needed == 0) {
-      if (args.io.keys_in != args.io.keys_out) copy_segment(args.io.keys_in, args.io.keys_out, segment.begin, segment.size);
+      if (args.io.keys_in != args.io.keys_out) {
+        copy_segment(args.io.keys_in, args.io.keys_out, segment.begin, segment.size);
+      }
       if constexpr (kHasValues<V>) {
         if (args.io.values_in != args.io.values_out) {
           copy_segment(args.io.values_in, args.io.values_out, segment.begin, segment.size);
