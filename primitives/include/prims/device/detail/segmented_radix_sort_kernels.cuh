@@ -288,7 +288,8 @@ __global__ void __launch_bounds__(Policy::block_threads, Policy::min_blocks_per_
   wait_for_prior_grids();
   allow_dependent_grids();
   const unsigned count = list.size();
-  const unsigned groups = (count + Tile::kSlots - 1) / Tile::kSlots;
+  // In 64 bits: up to 2^32 - 1 segments are allowed, and count + kSlots - 1 would wrap in 32.
+  const auto groups = static_cast<unsigned>((static_cast<size_t>(count) + Tile::kSlots - 1) / Tile::kSlots);
   for (;;) {
     const unsigned group = take_work(list.next, storage.work);
     if (group >= groups) return;
@@ -539,7 +540,8 @@ cudaError_t segmented_radix_sort(void* temp, size_t& temp_bytes, PassBuffers<K, 
     if (capacity[c] == 0) return cudaSuccess;
     const auto kernel = segmented_tile_kernel<Policy, kSlotItems, K, V, Offset>;
     unsigned grid = 0;
-    PRIMS_TRY(persistent_grid(kernel, Policy::block_threads, (capacity[c] + kSlots - 1) / kSlots, grid));
+    PRIMS_TRY(
+        persistent_grid(kernel, Policy::block_threads, (static_cast<size_t>(capacity[c]) + kSlots - 1) / kSlots, grid));
     return launch(kernel, grid, Policy::block_threads, 0, stream, args, lists.list[c]);
   };
   PRIMS_TRY(sort_class(std::integral_constant<int, Policy::small_slot_items>{}, kSmallSegments));
