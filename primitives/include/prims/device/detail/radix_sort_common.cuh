@@ -146,6 +146,38 @@ struct SortTile : WarpStripedTileIo<Policy::block_threads, Policy::items_per_thr
       if (FULL || slot < valid) out[storage.digit_base[slot_digits.get(k)] + slot] = ranked[slot];
     }
   }
+
+  /// One whole pass over a tile whose digits' output positions come from outside the tile (a scan of all tiles'
+  /// counts, or a count carried from the previous tile): loads the tile, ranks it, and writes each key (and value)
+  /// of digit d to first_of_digit(d, count) + its rank among the tile's keys of d. first_of_digit is called once by
+  /// each thread d < kDigits, with the tile's count of d. The block is synchronized on return.
+  template <bool FULL, class DigitOf, class FirstOfDigit>
+  __device__ static void rank_and_scatter(const K* keys_in, const V* values_in, int valid, DigitOf digit_of,
+                                          FirstOfDigit first_of_digit, K* keys_out, V* values_out,
+                                          TempStorage& storage) {
+    K keys[kItems];
+    Io::template load<FULL>(keys_in, valid, keys);
+    unsigned ranks[kItems];
+    key_digits<FULL>(keys, valid, digit_of, ranks);
+    unsigned digit_count = 0;
+    unsigned digit_prefix = 0;
+    Rank(storage.rank).rank(ranks, ranks, digit_count, digit_prefix, kTileItems - valid, IgnoreDigitCounts{});
+    if (threadIdx.x < kDigits) {
+      // Unsigned wrap-around is fine: every slot s of digit d has s >= digit_prefix.
+      storage.digit_base[threadIdx.x] = first_of_digit(threadIdx.x, digit_count) - digit_prefix;
+    }
+    __syncthreads();
+    place_ranked<FULL>(keys, ranks, valid, storage);
+    __syncthreads();
+    SlotDigits slot_digits;
+    scatter_keys<FULL>(valid, digit_of, storage, keys_out, slot_digits);
+    if constexpr (kHasValues<V>) {
+      V values[kItems];
+      Io::template load<FULL>(values_in, valid, values);
+      scatter_values<FULL>(values, ranks, valid, slot_digits, storage, values_out);
+    }
+    __syncthreads();  // the next tile reuses the exchange and digit_base
+  }
 };
 
 /// Where pass p of one array (keys or values) reads and writes. Passes alternate between `out` and

@@ -71,28 +71,11 @@ __global__ void __launch_bounds__(Policy::block_threads)
 
   const size_t tile_begin = blockIdx.x * static_cast<size_t>(Tile::kTileItems);
   const int valid = static_cast<int>(n - tile_begin < Tile::kTileItems ? n - tile_begin : Tile::kTileItems);
-  K keys[Tile::kItems];
-  Tile::load(buffers.keys_in + tile_begin, valid, keys);
-  unsigned ranks[Tile::kItems];
-  Tile::template key_digits<false>(keys, valid, digit_of, ranks);
-  unsigned digit_count = 0;
-  unsigned digit_prefix = 0;
-  typename Tile::Rank(storage.rank)
-      .rank(ranks, ranks, digit_count, digit_prefix, Tile::kTileItems - valid, IgnoreDigitCounts{});
-  if (threadIdx.x < Tile::kDigits) {
-    // Unsigned wrap-around is fine: every slot s of digit d has s >= digit_prefix.
-    storage.digit_base[threadIdx.x] = starts[threadIdx.x * num_tiles + blockIdx.x] - digit_prefix;
-  }
-  __syncthreads();
-  Tile::template place_ranked<false>(keys, ranks, valid, storage);
-  __syncthreads();
-  typename Tile::SlotDigits slot_digits;
-  Tile::template scatter_keys<false>(valid, digit_of, storage, buffers.keys_out, slot_digits);
-  if constexpr (kHasValues<V>) {
-    V values[Tile::kItems];
-    Tile::load(buffers.values_in + tile_begin, valid, values);
-    Tile::template scatter_values<false>(values, ranks, valid, slot_digits, storage, buffers.values_out);
-  }
+  const V* values_in = kHasValues<V> ? buffers.values_in + tile_begin : nullptr;
+  Tile::template rank_and_scatter<false>(
+      buffers.keys_in + tile_begin, values_in, valid, digit_of,
+      [&](unsigned digit, unsigned) { return starts[digit * num_tiles + blockIdx.x]; }, buffers.keys_out,
+      buffers.values_out, storage);
 }
 
 /// TileCounts over [begin_bit, end_bit). With `bucket_offsets` (a one-pass sort only), also writes where each of

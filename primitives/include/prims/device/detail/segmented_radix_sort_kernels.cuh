@@ -1,32 +1,36 @@
 #pragma once
 // The segmented radix sort's policy, kernels and dispatcher (device/segmented_radix_sort.cuh is the API).
 //
-// Every segment is sorted by one block, in one of four size classes, so no host synchronization is needed and the
+// Every segment is sorted by one block, in one of five size classes, so no host synchronization is needed and the
 // offsets never leave the device. T is the policy's tile (256 threads x 16 keys of up to 4 bytes: 4096; 2048 for
-// 8-byte items, 1024 for 16-byte values).
+// 8-byte items, 1024 for 16-byte values); C its counting limit (64).
 //   1. segmented_classify_kernel   one thread a segment reads its two offsets and appends the segment's id to
 //      the list of its class (warp-aggregated atomics; empty segments go nowhere):
-//        small   1 .. T/64 keys    packed 64 to a tile
-//        medium  .. T/8 keys       packed 8 to a tile
-//        tile    .. T keys         one to a tile
-//        large   more than T keys
-//   2. segmented_tile_kernel, one launch for each of the first three classes. A block takes the next group of
-//      segments from its list (an atomic counter: the grid is persistent, one wave of blocks, and nothing is
-//      launched for segments of other classes) and gives each a slot of SLOT_ITEMS tile elements. The whole tile
+//        counted   1 .. C keys       32 segments a block, packed one after another
+//        packed16  .. T/16 keys      packed 16 to a tile
+//        packed4   .. T/4 keys       packed 4 to a tile
+//        tile      .. T keys         one to a tile
+//        large     more than T keys
+//   2. segmented_counting_kernel   the counted class. Block b takes the b-th 32 segments of the list and packs
+//      their keys' sort bits one segment after another in shared memory; each key's rank in its segment is the number of keys of the segment that sort
+//      before it (smaller, or equal and earlier), and the key (and value) is written straight there. Up to C
+//      comparisons a key, all in shared memory, instead of a radix pass a digit over a whole padded tile.
+//   3. segmented_tile_kernel, one launch for each of the next three classes. A block takes the next group of
+//      segments from its list and gives each a slot of SLOT_ITEMS tile elements. The whole tile
 //      is sorted in registers and shared memory: for each 8-bit digit from begin_bit to end_bit, block::RadixRank
 //      ranks the tile (slot padding takes the largest digit) and the keys, with their origin in the tile, are
 //      exchanged through shared memory into rank order; a last pass by slot number brings each slot's keys
 //      together again (LSD: the slot is the most significant digit), real keys first. Keys are read once and
 //      written once; values are read once, by origin, at the end, and written once. Nothing goes through the
 //      temporary storage.
-//   3. segmented_large_kernel   the large class, one segment at a time per block, taken from its list with an
+//   4. segmented_large_kernel   the large class, one segment at a time per block, taken from its list with an
 //      atomic counter. One read of the segment counts the digits of every pass (a permutation does not change
 //      them); passes in which every key has the same digit are skipped. Each remaining pass walks the segment tile
 //      by tile, in order: rank (block::RadixRank) and scatter (SortTile of radix_sort_common.cuh) at per-digit
 //      offsets carried from tile to tile, so the pass is stable. Passes ping-pong between keys_out and a buffer in
 //      the temporary storage (PingPong, per segment, for the passes it needs), so the last lands in keys_out; in
 //      place with an odd number of passes, the block copies its segment back.
-// Bytes moved: packed and tile classes read and write each key (and value) once, plus 8 or 16 bytes of offsets and
+// Bytes moved: counted, packed and tile classes read and write each key (and value) once, plus 8 or 16 bytes of offsets and
 // 4 bytes of list a segment. A large segment costs one read of its keys for the histogram, then per non-trivial
 // pass one read and one write of keys and values, plus one copy when in place with an odd number of passes.
 // Elements outside every segment are never read or written, and the temporary storage is never assumed zeroed.
@@ -51,8 +55,8 @@
 
 namespace prims::detail {
 
-/// Tuning of the segmented sort on Hopper (not measured yet): the block shape and tile of TileCounts, 16 KB of the
-/// widest item, and the slot sizes of the packed classes.
+/// Tuning of the segmented sort on Hopper: the block shape and tile of TileCounts (16 KB of the widest item), the
+/// counting class's limits, and the slot sizes of the packed classes.
 template <class K, class V>
 struct SegmentedSortPolicySm90 {
   static constexpr int radix_bits = 8;
@@ -62,9 +66,15 @@ struct SegmentedSortPolicySm90 {
   /// Registers capped at 128 a thread, so two blocks share an SM and one block's barriers are covered.
   static constexpr int min_blocks_per_sm = 2;
   static constexpr int tile_items = block_threads * items_per_thread;
-  /// Segments of up to this many keys share a tile 64 at a time, and up to medium_slot_items 8 at a time.
-  static constexpr int small_slot_items = tile_items / 64;
-  static constexpr int medium_slot_items = tile_items / 8;
+  /// Segments of up to counting_max_items keys are ranked by comparing keys, counting_group segments a block (on
+  /// the H100 the radix passes of a packed tile cost more below this size). A block waits on three dependent loads
+  /// (list, offsets, keys) for little work, so it is small enough for counting_blocks_per_sm blocks to hide them.
+  static constexpr int counting_max_items = 64;
+  static constexpr int counting_group = 32;
+  static constexpr int counting_blocks_per_sm = 4;
+  /// Then segments of up to tile_items / 16 keys share a tile 16 at a time, and up to tile_items / 4 four at a time.
+  static constexpr int packed16_slot_items = tile_items / 16;
+  static constexpr int packed4_slot_items = tile_items / 4;
 };
 
 /// The policy for the architecture the library is built for; one entry today.
@@ -72,7 +82,14 @@ template <class K, class V>
 using SegmentedSortPolicy = SegmentedSortPolicySm90<K, V>;
 
 /// The size classes, in the order of their kernels.
-enum SegmentClass : int { kSmallSegments, kMediumSegments, kTileSegments, kLargeSegments, kSegmentClasses };
+enum SegmentClass : int {
+  kCountedSegments,
+  kPacked16Segments,
+  kPacked4Segments,
+  kTileSegments,
+  kLargeSegments,
+  kSegmentClasses
+};
 
 /// The ids of one class's segments, appended by the classify kernel, and the counter its sorting kernel takes
 /// work from. Both counters are cleared before every sort.
@@ -131,11 +148,12 @@ __global__ void __launch_bounds__(256)
     int segment_class = -1;
     if (s < num_segments) {
       const size_t size = segment_range(begin_offsets, end_offsets, s).size;
-      segment_class = size == 0                                                   ? -1
-                      : size <= static_cast<size_t>(Policy::small_slot_items)  ? kSmallSegments
-                      : size <= static_cast<size_t>(Policy::medium_slot_items) ? kMediumSegments
-                      : size <= static_cast<size_t>(Policy::tile_items)        ? kTileSegments
-                                                                                : kLargeSegments;
+      segment_class = size == 0                                                     ? -1
+                      : size <= static_cast<size_t>(Policy::counting_max_items)  ? kCountedSegments
+                      : size <= static_cast<size_t>(Policy::packed16_slot_items) ? kPacked16Segments
+                      : size <= static_cast<size_t>(Policy::packed4_slot_items)  ? kPacked4Segments
+                      : size <= static_cast<size_t>(Policy::tile_items)          ? kTileSegments
+                                                                                  : kLargeSegments;
     }
 #pragma unroll
     for (int c = 0; c < kSegmentClasses; ++c) {
@@ -159,6 +177,170 @@ __device__ __forceinline__ unsigned take_work(unsigned* counter, unsigned& share
   if (threadIdx.x == 0) shared = atomicAdd(counter, 1u);
   __syncthreads();
   return shared;
+}
+
+/// Sorts groups of up to Policy::counting_group segments of at most Policy::counting_max_items keys by counting:
+/// the key at index i of a segment goes to the number of the segment's keys that sort before it (smaller, or equal
+/// and at a lower index), so no radix pass and no exchange are needed, and work follows the real keys (the
+/// segments are packed one after another in shared memory, not in fixed slots).
+template <class Policy, class K, class V>
+struct SegmentedCountingSort {
+  static constexpr int kThreads = Policy::block_threads;
+  static constexpr int kGroup = Policy::counting_group;
+  static constexpr int kMaxItems = Policy::counting_max_items;
+  /// Words a segment takes in shared memory are rounded up to whole pairs, so that pairs load as 16 bytes.
+  static constexpr int kCapacity = kGroup * kMaxItems;
+  static constexpr int kItems = kCapacity / kThreads;
+  static_assert(kCapacity % kThreads == 0 && kMaxItems % 2 == 0, "whole items a thread, whole pairs a segment");
+  static_assert(kGroup <= kThreads, "a thread a segment of the group");
+  static_assert(kMaxItems <= 65536, "indices in a segment fit the low word");
+  using Bits = typename RadixKey<K>::Bits;
+  /// What is compared. Keys of up to 4 bytes: the sort bits above the index in the segment, so no two words of a
+  /// segment are equal and one comparison decides. 8-byte keys: the sort bits, ties broken by index.
+  static constexpr bool kIndexInWord = sizeof(K) <= 4;
+  using Word = std::uint64_t;
+  /// Fills a segment's last odd word: above every real word, and never before a real one on a tie (its index is
+  /// past the segment).
+  static constexpr Word kPadding = ~Word{0};
+  using SizeScan = block::Scan<unsigned, kThreads>;
+
+  struct TempStorage {
+    alignas(16) Word words[kCapacity];
+    typename SizeScan::TempStorage scan;
+    size_t begin[kGroup];
+    unsigned start[kGroup];
+    unsigned size[kGroup];
+    unsigned packed;
+  };
+
+  __device__ static Word word_of(Bits bits, unsigned index) {
+    if constexpr (kIndexInWord) {
+      return static_cast<Word>(bits) << 32 | index;
+    } else {
+      return static_cast<Word>(bits);
+    }
+  }
+
+  /// Whether the word at index t of a segment sorts before the one at index i.
+  __device__ static bool before(Word word_t, Word word_i, unsigned t, unsigned i) {
+    if constexpr (kIndexInWord) {
+      return word_t < word_i;
+    } else {
+      return word_t < word_i || (word_t == word_i && t < i);
+    }
+  }
+
+  /// The group's segment that holds packed position p (its start is at or before p).
+  __device__ static int segment_of(unsigned p, const TempStorage& storage) {
+    int low = 0;
+    int high = kGroup - 1;
+    while (low < high) {  // the last start at or before p (unused slots at the end start at the packed total)
+      const int middle = (low + high + 1) / 2;
+      if (storage.start[middle] <= p) {
+        low = middle;
+      } else {
+        high = middle - 1;
+      }
+    }
+    return low;
+  }
+
+  /// Sorts the group whose segments are set in `storage` (begin, size; unused slots have size 0).
+  template <class Offset>
+  __device__ static void sort_group(const SegmentedSortArgs<K, V, Offset>& args, TempStorage& storage) {
+    {
+      const unsigned size = threadIdx.x < kGroup ? storage.size[threadIdx.x] : 0u;
+      unsigned packed = 0;
+      const unsigned start = SizeScan(storage.scan).exclusive_scan((size + 1u) & ~1u, Sum{}, 0u, packed);
+      if (threadIdx.x < kGroup) storage.start[threadIdx.x] = start;
+      if (threadIdx.x == 0) storage.packed = packed;
+    }
+    __syncthreads();
+    const unsigned packed = storage.packed;
+    // Every key is read (into registers, and as a word into shared memory) before any is written, so in place
+    // works: all of a segment is in this block.
+    K keys[kItems];
+    int segments[kItems];
+#pragma unroll
+    for (int k = 0; k < kItems; ++k) {
+      const unsigned p = threadIdx.x + k * kThreads;
+      segments[k] = -1;
+      if (p < packed) {
+        const int j = segment_of(p, storage);
+        const unsigned index = p - storage.start[j];
+        Word word = kPadding;
+        if (index < storage.size[j]) {
+          segments[k] = j;
+          keys[k] = args.io.keys_in[storage.begin[j] + index];
+          word = word_of(sort_bits(keys[k], args.order, args.begin_bit, args.end_bit), index);
+        }
+        storage.words[p] = word;
+      }
+    }
+    __syncthreads();
+    unsigned ranks[kItems];
+#pragma unroll
+    for (int k = 0; k < kItems; ++k) {
+      ranks[k] = 0;
+      if (segments[k] < 0) continue;
+      const int j = segments[k];
+      const unsigned start = storage.start[j];
+      const unsigned index = threadIdx.x + k * kThreads - start;
+      const unsigned pairs = (storage.size[j] + 1) / 2;
+      const Word word = storage.words[start + index];
+      const ulonglong2* row = reinterpret_cast<const ulonglong2*>(storage.words + start);
+      unsigned rank = 0;
+      for (unsigned t = 0; t < pairs; ++t) {
+        const ulonglong2 two = row[t];
+        rank += before(two.x, word, 2 * t, index);
+        rank += before(two.y, word, 2 * t + 1, index);
+      }
+      ranks[k] = rank;
+    }
+#pragma unroll
+    for (int k = 0; k < kItems; ++k) {
+      if (segments[k] >= 0) args.io.keys_out[storage.begin[segments[k]] + ranks[k]] = keys[k];
+    }
+    if constexpr (kHasValues<V>) {
+      V values[kItems];
+#pragma unroll
+      for (int k = 0; k < kItems; ++k) {
+        if (segments[k] >= 0) {
+          values[k] = args.io.values_in[storage.begin[segments[k]] + threadIdx.x + k * kThreads -
+                                        storage.start[segments[k]]];
+        }
+      }
+      __syncthreads();  // in place: every value of the group is read before any is written
+#pragma unroll
+      for (int k = 0; k < kItems; ++k) {
+        if (segments[k] >= 0) args.io.values_out[storage.begin[segments[k]] + ranks[k]] = values[k];
+      }
+    }
+  }
+};
+
+/// Sorts the counting class: block b sorts the b-th group of Policy::counting_group ids of the class's list. The
+/// grid covers the most groups the class can have; blocks past the list's end return at once. Not persistent:
+/// the work of a group is small and even, and resident blocks hide each other's loads.
+template <class Policy, class K, class V, class Offset>
+__global__ void __launch_bounds__(Policy::block_threads, Policy::counting_blocks_per_sm)
+    segmented_counting_kernel(SegmentedSortArgs<K, V, Offset> args, SegmentList list) {
+  using Sort = SegmentedCountingSort<Policy, K, V>;
+  __shared__ typename Sort::TempStorage storage;
+  wait_for_prior_grids();
+  allow_dependent_grids();
+  const size_t first = static_cast<size_t>(blockIdx.x) * Sort::kGroup;
+  const unsigned count = list.size();
+  if (first >= count) return;
+  if (threadIdx.x < Sort::kGroup) {
+    const size_t index = first + threadIdx.x;
+    SegmentRange range{0, 0};
+    if (index < count) range = segment_range(args.begin_offsets, args.end_offsets, list.ids[index]);
+    storage.begin[threadIdx.x] = range.begin;
+    storage.size[threadIdx.x] = static_cast<unsigned>(range.size);
+  }
+  __syncthreads();
+  Sort::sort_group(args, storage);
 }
 
 /// Sorts groups of up to kSlots segments of at most SLOT_ITEMS keys, one group per tile (see the file comment).
@@ -316,40 +498,6 @@ __device__ void copy_segment(const T* from, T* to, size_t begin, size_t size) {
 template <class Policy, class K, class V>
 using SegmentedLargeTile = SortTile<Policy, K, V, size_t>;
 
-/// One tile of a large segment's pass: `keys_in`/`values_in` point at the tile, the outputs are whole arrays;
-/// `running` (thread d) is where digit d's next key goes and advances by the tile's count of d.
-template <class Policy, class K, class V, bool FULL>
-__device__ __forceinline__ void segmented_large_tile(const K* keys_in, K* keys_out, const V* values_in,
-                                                     V* values_out, int valid, DigitExtractor<K> digit_of,
-                                                     size_t& running,
-                                                     typename SegmentedLargeTile<Policy, K, V>::TempStorage& storage) {
-  using Tile = SegmentedLargeTile<Policy, K, V>;
-  K keys[Tile::kItems];
-  Tile::template load<FULL>(keys_in, valid, keys);
-  unsigned ranks[Tile::kItems];
-  Tile::template key_digits<FULL>(keys, valid, digit_of, ranks);
-  unsigned digit_count = 0;
-  unsigned digit_prefix = 0;
-  typename Tile::Rank(storage.rank)
-      .rank(ranks, ranks, digit_count, digit_prefix, Tile::kTileItems - valid, IgnoreDigitCounts{});
-  if (threadIdx.x < Tile::kDigits) {
-    // Unsigned wrap-around is fine: every slot s of digit d has s >= digit_prefix.
-    storage.digit_base[threadIdx.x] = running - digit_prefix;
-    running += digit_count;
-  }
-  __syncthreads();
-  Tile::template place_ranked<FULL>(keys, ranks, valid, storage);
-  __syncthreads();
-  typename Tile::SlotDigits slot_digits;
-  Tile::template scatter_keys<FULL>(valid, digit_of, storage, keys_out, slot_digits);
-  if constexpr (kHasValues<V>) {
-    V values[Tile::kItems];
-    Tile::template load<FULL>(values_in, valid, values);
-    Tile::template scatter_values<FULL>(values, ranks, valid, slot_digits, storage, values_out);
-  }
-  __syncthreads();  // the next tile reuses the exchange and digit_base
-}
-
 /// Sorts the large class: a persistent block takes one segment at a time from the list (see the file comment).
 /// Counts are flushed from shared memory every kLargeChunkItems keys, so a segment may hold 2^32 keys or more.
 inline constexpr size_t kLargeChunkItems = size_t{1} << 30;
@@ -445,12 +593,18 @@ __global__ void __launch_bounds__(Policy::block_threads, Policy::min_blocks_per_
       for (size_t tile = 0; tile < segment.size; tile += kTileItems) {
         const size_t left = segment.size - tile;
         const V* tile_values = kHasValues<V> ? values_in + tile : nullptr;
+        // Thread d: digit d's keys of this tile start where the previous tile's ended.
+        auto first_of_digit = [&running](unsigned, unsigned count) {
+          const size_t first = running;
+          running += count;
+          return first;
+        };
         if (left >= static_cast<size_t>(kTileItems)) {
-          segmented_large_tile<Policy, K, V, true>(keys_in + tile, keys_out, tile_values, values_out, kTileItems,
-                                                   digit_of, running, storage);
+          Tile::template rank_and_scatter<true>(keys_in + tile, tile_values, kTileItems, digit_of, first_of_digit,
+                                                keys_out, values_out, storage);
         } else {
-          segmented_large_tile<Policy, K, V, false>(keys_in + tile, keys_out, tile_values, values_out,
-                                                    static_cast<int>(left), digit_of, running, storage);
+          Tile::template rank_and_scatter<false>(keys_in + tile, tile_values, static_cast<int>(left), digit_of,
+                                                 first_of_digit, keys_out, values_out, storage);
         }
       }
       ++step;
@@ -504,7 +658,8 @@ cudaError_t segmented_radix_sort(void* temp, size_t& temp_bytes, PassBuffers<K, 
     return cudaErrorInvalidValue;
   }
   // The most segments of each class that n keys can hold without overlapping: the class's smallest size divides n.
-  constexpr size_t kSmallestSize[kSegmentClasses] = {1, Policy::small_slot_items + 1, Policy::medium_slot_items + 1,
+  constexpr size_t kSmallestSize[kSegmentClasses] = {1, Policy::counting_max_items + 1,
+                                                     Policy::packed16_slot_items + 1, Policy::packed4_slot_items + 1,
                                                      Policy::tile_items + 1};
   unsigned capacity[kSegmentClasses];
   for (int c = 0; c < kSegmentClasses; ++c) {
@@ -544,8 +699,14 @@ cudaError_t segmented_radix_sort(void* temp, size_t& temp_bytes, PassBuffers<K, 
         persistent_grid(kernel, Policy::block_threads, (static_cast<size_t>(capacity[c]) + kSlots - 1) / kSlots, grid));
     return launch(kernel, grid, Policy::block_threads, 0, stream, args, lists.list[c]);
   };
-  PRIMS_TRY(sort_class(std::integral_constant<int, Policy::small_slot_items>{}, kSmallSegments));
-  PRIMS_TRY(sort_class(std::integral_constant<int, Policy::medium_slot_items>{}, kMediumSegments));
+  if (capacity[kCountedSegments] > 0) {
+    constexpr int kGroup = Policy::counting_group;
+    const auto groups = static_cast<unsigned>((static_cast<size_t>(capacity[kCountedSegments]) + kGroup - 1) / kGroup);
+    PRIMS_TRY(launch(segmented_counting_kernel<Policy, K, V, Offset>, groups, Policy::block_threads, 0, stream, args,
+                     lists.list[kCountedSegments]));
+  }
+  PRIMS_TRY(sort_class(std::integral_constant<int, Policy::packed16_slot_items>{}, kPacked16Segments));
+  PRIMS_TRY(sort_class(std::integral_constant<int, Policy::packed4_slot_items>{}, kPacked4Segments));
   PRIMS_TRY(sort_class(std::integral_constant<int, Policy::tile_items>{}, kTileSegments));
   if (capacity[kLargeSegments] == 0) return cudaSuccess;
   const auto large_kernel = segmented_large_kernel<Policy, K, V, Offset>;
