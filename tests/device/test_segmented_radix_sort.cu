@@ -31,6 +31,7 @@ using prims::test::random_keys;
 template <class K, class V>
 struct Classes {
   using Policy = detail::SegmentedSortPolicy<K, std::conditional_t<std::is_void_v<V>, detail::NoValues, V>>;
+  static constexpr size_t tiny = Policy::counting_tiny_items;
   static constexpr size_t counted = Policy::counting_max_items;
   static constexpr size_t packed16 = Policy::packed16_slot_items;
   static constexpr size_t packed4 = Policy::packed4_slot_items;
@@ -38,10 +39,10 @@ struct Classes {
 
   /// Sizes on both sides of every class edge, and large segments of one and several tiles.
   static std::vector<size_t> edge_sizes() {
-    return {0,           1,           2,          3,           31,           32,           33,
-            counted - 1, counted,     counted + 1, packed16 - 1, packed16,  packed16 + 1, packed4 - 1,
-            packed4,     packed4 + 1, tile - 1,    tile,         tile + 1,     2 * tile - 1, 2 * tile + 5,
-            3 * tile,    5 * tile + 17};
+    return {0,        1,           2,           3,           tiny - 1,     tiny,         tiny + 1,
+            31,       32,          33,          counted - 1, counted,      counted + 1,  packed16 - 1,
+            packed16, packed16 + 1, packed4 - 1, packed4,     packed4 + 1,  tile - 1,     tile,
+            tile + 1, 2 * tile - 1, 2 * tile + 5, 3 * tile,   5 * tile + 17};
   }
 };
 

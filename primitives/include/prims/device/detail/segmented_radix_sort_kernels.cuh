@@ -3,18 +3,23 @@
 //
 // Every segment is sorted by one block, in one of five size classes, so no host synchronization is needed and the
 // offsets never leave the device. T is the policy's tile (256 threads x 16 keys of up to 4 bytes: 4096; 2048 for
-// 8-byte items, 1024 for 16-byte values); C its counting limit (64).
+// 8-byte items, 1024 for 16-byte values).
 //   1. segmented_classify_kernel   one thread a segment reads its two offsets and appends the segment's id to
 //      the list of its class (warp-aggregated atomics; empty segments go nowhere):
-//        counted   1 .. C keys       32 segments a block, packed one after another
+//        tiny      1 .. 16 keys      128 segments a block, packed one after another
+//        counted   .. 64 keys        32 segments a block, packed one after another
 //        packed16  .. T/16 keys      packed 16 to a tile
 //        packed4   .. T/4 keys       packed 4 to a tile
 //        tile      .. T keys         one to a tile
 //        large     more than T keys
-//   2. segmented_counting_kernel   the counted class. Block b takes the b-th 32 segments of the list and packs
-//      their keys' sort bits one segment after another in shared memory; each key's rank in its segment is the number of keys of the segment that sort
-//      before it (smaller, or equal and earlier), and the key (and value) is written straight there. Up to C
-//      comparisons a key, all in shared memory, instead of a radix pass a digit over a whole padded tile.
+//   2. segmented_counting_kernel, one launch for each of the tiny and counted classes, whose lists hold each
+//      segment's begin and size (not its id), so blocks read no offsets. A block takes groups of its list (up to
+//      2048 keys each, by striding: the grid is one wave) and packs their keys' sort bits one segment after
+//      another in shared memory, each segment padded to whole quads; a key's rank in its segment is the number of
+//      keys of the segment that sort before it (smaller, or equal and earlier), and the key (and value) is
+//      written straight there. Each thread ranks a quad of one segment, so every word it reads is compared with
+//      four keys. Up to 64 comparisons a key, all in shared memory, instead of a radix pass a digit over a whole
+//      padded tile.
 //   3. segmented_tile_kernel, one launch for each of the next three classes. A block takes the next group of
 //      segments from its list and gives each a slot of SLOT_ITEMS tile elements. The whole tile
 //      is sorted in registers and shared memory: for each 8-bit digit from begin_bit to end_bit, block::RadixRank
@@ -30,8 +35,8 @@
 //      offsets carried from tile to tile, so the pass is stable. Passes ping-pong between keys_out and a buffer in
 //      the temporary storage (PingPong, per segment, for the passes it needs), so the last lands in keys_out; in
 //      place with an odd number of passes, the block copies its segment back.
-// Bytes moved: counted, packed and tile classes read and write each key (and value) once, plus 8 or 16 bytes of offsets and
-// 4 bytes of list a segment. A large segment costs one read of its keys for the histogram, then per non-trivial
+// Bytes moved: counted, packed and tile classes read and write each key (and value) once, plus 8 or 16 bytes of
+// offsets and 4 (8 for counted segments) bytes of list a segment. A large segment costs one read of its keys for the histogram, then per non-trivial
 // pass one read and one write of keys and values, plus one copy when in place with an odd number of passes.
 // Elements outside every segment are never read or written, and the temporary storage is never assumed zeroed.
 
@@ -66,12 +71,14 @@ struct SegmentedSortPolicySm90 {
   /// Registers capped at 128 a thread, so two blocks share an SM and one block's barriers are covered.
   static constexpr int min_blocks_per_sm = 2;
   static constexpr int tile_items = block_threads * items_per_thread;
-  /// Segments of up to counting_max_items keys are ranked by comparing keys, counting_group segments a block (on
-  /// the H100 the radix passes of a packed tile cost more below this size). A block waits on three dependent loads
-  /// (list, offsets, keys) for little work, so it is small enough for counting_blocks_per_sm blocks to hide them.
+  /// Segments of up to counting_max_items keys are ranked by comparing keys (on the H100 the radix passes of a
+  /// packed tile cost more below this size), in two classes: up to counting_tiny_items keys and up to
+  /// counting_max_items, counting_capacity / the class's limit segments a block. Bound by the comparisons (ncu:
+  /// SM throughput 80-90%), so blocks are small and many to an SM.
+  static constexpr int counting_tiny_items = 16;
   static constexpr int counting_max_items = 64;
-  static constexpr int counting_group = 32;
-  static constexpr int counting_blocks_per_sm = 4;
+  static constexpr int counting_capacity = 2048;
+  static constexpr int counting_blocks_per_sm = kSortItemBytes<K, V> <= 8 ? 6 : 4;
   /// Then segments of up to tile_items / 16 keys share a tile 16 at a time, and up to tile_items / 4 four at a time.
   static constexpr int packed16_slot_items = tile_items / 16;
   static constexpr int packed4_slot_items = tile_items / 4;
@@ -83,6 +90,7 @@ using SegmentedSortPolicy = SegmentedSortPolicySm90<K, V>;
 
 /// The size classes, in the order of their kernels.
 enum SegmentClass : int {
+  kTinySegments,
   kCountedSegments,
   kPacked16Segments,
   kPacked4Segments,
@@ -91,10 +99,18 @@ enum SegmentClass : int {
   kSegmentClasses
 };
 
-/// The ids of one class's segments, appended by the classify kernel, and the counter its sorting kernel takes
-/// work from. Both counters are cleared before every sort.
+/// A counted segment as its list holds it: begin * 64 + size - 1, so the counting kernel needs no offsets (size
+/// is 1 to 64; begin is below 2^58, which no device's memory reaches and the dispatcher checks).
+inline constexpr int kRangeSizeBits = 6;
+inline constexpr size_t kMaxRangeBegin = size_t{1} << (64 - kRangeSizeBits);
+
+/// The ids of one class's segments (or, for the counted classes, their ranges), appended by the classify kernel,
+/// and the counter its sorting kernel takes work from. Both counters are cleared before every sort.
 struct SegmentList {
+  /// Segment ids; null for the counted classes.
   unsigned* ids;
+  /// Packed ranges (kRangeSizeBits); null for the other classes.
+  unsigned long long* ranges;
   /// How many segments the classify kernel found (more than capacity only if segments overlap).
   unsigned* count;
   /// The next unit of work (a group of ids, or one id) to hand out.
@@ -146,9 +162,12 @@ __global__ void __launch_bounds__(256)
   for (size_t first = blockIdx.x * static_cast<size_t>(blockDim.x); first < num_segments; first += stride) {
     const size_t s = first + threadIdx.x;
     int segment_class = -1;
+    SegmentRange range{0, 0};
     if (s < num_segments) {
-      const size_t size = segment_range(begin_offsets, end_offsets, s).size;
+      range = segment_range(begin_offsets, end_offsets, s);
+      const size_t size = range.size;
       segment_class = size == 0                                                     ? -1
+                      : size <= static_cast<size_t>(Policy::counting_tiny_items) ? kTinySegments
                       : size <= static_cast<size_t>(Policy::counting_max_items)  ? kCountedSegments
                       : size <= static_cast<size_t>(Policy::packed16_slot_items) ? kPacked16Segments
                       : size <= static_cast<size_t>(Policy::packed4_slot_items)  ? kPacked4Segments
@@ -165,7 +184,14 @@ __global__ void __launch_bounds__(256)
       base = __shfl_sync(kFullWarpMask, base, leader);
       if (segment_class == c) {
         const unsigned position = base + __popc(members & lanes_below_mask());
-        if (position < lists.list[c].capacity) lists.list[c].ids[position] = static_cast<unsigned>(s);
+        if (position < lists.list[c].capacity) {
+          if (c == kTinySegments || c == kCountedSegments) {
+            lists.list[c].ranges[position] = static_cast<unsigned long long>(range.begin) << kRangeSizeBits |
+                                             static_cast<unsigned long long>(range.size - 1);
+          } else {
+            lists.list[c].ids[position] = static_cast<unsigned>(s);
+          }
+        }
       }
     }
   }
@@ -179,28 +205,31 @@ __device__ __forceinline__ unsigned take_work(unsigned* counter, unsigned& share
   return shared;
 }
 
-/// Sorts groups of up to Policy::counting_group segments of at most Policy::counting_max_items keys by counting:
+/// Sorts groups of up to Policy::counting_capacity / MAX_ITEMS segments of at most MAX_ITEMS keys by counting:
 /// the key at index i of a segment goes to the number of the segment's keys that sort before it (smaller, or equal
 /// and at a lower index), so no radix pass and no exchange are needed, and work follows the real keys (the
-/// segments are packed one after another in shared memory, not in fixed slots).
-template <class Policy, class K, class V>
+/// segments are packed one after another in shared memory, not in fixed slots). Each thread ranks quads: four
+/// consecutive words of one segment (segments are padded to whole quads), so every word it reads from shared
+/// memory is compared with four keys.
+template <class Policy, int MAX_ITEMS, class K, class V>
 struct SegmentedCountingSort {
   static constexpr int kThreads = Policy::block_threads;
-  static constexpr int kGroup = Policy::counting_group;
-  static constexpr int kMaxItems = Policy::counting_max_items;
-  /// Words a segment takes in shared memory are rounded up to whole pairs, so that pairs load as 16 bytes.
-  static constexpr int kCapacity = kGroup * kMaxItems;
-  static constexpr int kItems = kCapacity / kThreads;
-  static_assert(kCapacity % kThreads == 0 && kMaxItems % 2 == 0, "whole items a thread, whole pairs a segment");
+  static constexpr int kMaxItems = MAX_ITEMS;
+  static constexpr int kQuad = 4;
+  static constexpr int kCapacity = Policy::counting_capacity;
+  static constexpr int kGroup = kCapacity / kMaxItems;
+  static constexpr int kQuads = kCapacity / kQuad / kThreads;
+  static_assert(kMaxItems <= (1 << kRangeSizeBits), "sizes fit the list's ranges");
+  static_assert(kMaxItems % kQuad == 0 && kCapacity % (kQuad * kThreads) == 0,
+                "whole quads a segment, whole quads a thread");
   static_assert(kGroup <= kThreads, "a thread a segment of the group");
-  static_assert(kMaxItems <= 65536, "indices in a segment fit the low word");
   using Bits = typename RadixKey<K>::Bits;
   /// What is compared. Keys of up to 4 bytes: the sort bits above the index in the segment, so no two words of a
   /// segment are equal and one comparison decides. 8-byte keys: the sort bits, ties broken by index.
   static constexpr bool kIndexInWord = sizeof(K) <= 4;
   using Word = std::uint64_t;
-  /// Fills a segment's last odd word: above every real word, and never before a real one on a tie (its index is
-  /// past the segment).
+  /// Fills a segment's last quad: above every real word, and never before a real one on a tie (its index is past
+  /// the segment).
   static constexpr Word kPadding = ~Word{0};
   using SizeScan = block::Scan<unsigned, kThreads>;
 
@@ -251,7 +280,8 @@ struct SegmentedCountingSort {
     {
       const unsigned size = threadIdx.x < kGroup ? storage.size[threadIdx.x] : 0u;
       unsigned packed = 0;
-      const unsigned start = SizeScan(storage.scan).exclusive_scan((size + 1u) & ~1u, Sum{}, 0u, packed);
+      const unsigned quad_words = (size + kQuad - 1) & ~(kQuad - 1u);
+      const unsigned start = SizeScan(storage.scan).exclusive_scan(quad_words, Sum{}, 0u, packed);
       if (threadIdx.x < kGroup) storage.start[threadIdx.x] = start;
       if (threadIdx.x == 0) storage.packed = packed;
     }
@@ -259,88 +289,128 @@ struct SegmentedCountingSort {
     const unsigned packed = storage.packed;
     // Every key is read (into registers, and as a word into shared memory) before any is written, so in place
     // works: all of a segment is in this block.
-    K keys[kItems];
-    int segments[kItems];
+    K keys[kQuads][kQuad];
+    int segments[kQuads];
+    unsigned firsts[kQuads];  // the index in its segment of the quad's first word
 #pragma unroll
-    for (int k = 0; k < kItems; ++k) {
-      const unsigned p = threadIdx.x + k * kThreads;
-      segments[k] = -1;
+    for (int q = 0; q < kQuads; ++q) {
+      const unsigned p = (threadIdx.x + q * kThreads) * kQuad;
+      segments[q] = -1;
       if (p < packed) {
         const int j = segment_of(p, storage);
-        const unsigned index = p - storage.start[j];
-        Word word = kPadding;
-        if (index < storage.size[j]) {
-          segments[k] = j;
-          keys[k] = args.io.keys_in[storage.begin[j] + index];
-          word = word_of(sort_bits(keys[k], args.order, args.begin_bit, args.end_bit), index);
+        segments[q] = j;
+        firsts[q] = p - storage.start[j];
+        Word words[kQuad];
+#pragma unroll
+        for (int r = 0; r < kQuad; ++r) {
+          const unsigned index = firsts[q] + r;
+          words[r] = kPadding;
+          if (index < storage.size[j]) {
+            keys[q][r] = args.io.keys_in[storage.begin[j] + index];
+            words[r] = word_of(sort_bits(keys[q][r], args.order, args.begin_bit, args.end_bit), index);
+          }
         }
-        storage.words[p] = word;
+        auto* quad = reinterpret_cast<ulonglong2*>(storage.words + p);
+        quad[0] = make_ulonglong2(words[0], words[1]);
+        quad[1] = make_ulonglong2(words[2], words[3]);
       }
     }
     __syncthreads();
-    unsigned ranks[kItems];
+    unsigned ranks[kQuads][kQuad];
 #pragma unroll
-    for (int k = 0; k < kItems; ++k) {
-      ranks[k] = 0;
-      if (segments[k] < 0) continue;
-      const int j = segments[k];
+    for (int q = 0; q < kQuads; ++q) {
+      if (segments[q] < 0) continue;
+      const int j = segments[q];
       const unsigned start = storage.start[j];
-      const unsigned index = threadIdx.x + k * kThreads - start;
-      const unsigned pairs = (storage.size[j] + 1) / 2;
-      const Word word = storage.words[start + index];
-      const ulonglong2* row = reinterpret_cast<const ulonglong2*>(storage.words + start);
-      unsigned rank = 0;
-      for (unsigned t = 0; t < pairs; ++t) {
-        const ulonglong2 two = row[t];
-        rank += before(two.x, word, 2 * t, index);
-        rank += before(two.y, word, 2 * t + 1, index);
+      const auto* row = reinterpret_cast<const ulonglong2*>(storage.words + start);
+      Word own[kQuad];
+      {
+        const ulonglong2 low = row[firsts[q] / 2];
+        const ulonglong2 high = row[firsts[q] / 2 + 1];
+        own[0] = low.x;
+        own[1] = low.y;
+        own[2] = high.x;
+        own[3] = high.y;
       }
-      ranks[k] = rank;
+#pragma unroll
+      for (int r = 0; r < kQuad; ++r) ranks[q][r] = 0;
+      const unsigned quads = (storage.size[j] + kQuad - 1) / kQuad;
+      for (unsigned t = 0; t < quads; ++t) {
+        const ulonglong2 low = row[2 * t];
+        const ulonglong2 high = row[2 * t + 1];
+        const Word other[kQuad] = {low.x, low.y, high.x, high.y};
+#pragma unroll
+        for (int u = 0; u < kQuad; ++u) {
+#pragma unroll
+          for (int r = 0; r < kQuad; ++r) ranks[q][r] += before(other[u], own[r], kQuad * t + u, firsts[q] + r);
+        }
+      }
     }
 #pragma unroll
-    for (int k = 0; k < kItems; ++k) {
-      if (segments[k] >= 0) args.io.keys_out[storage.begin[segments[k]] + ranks[k]] = keys[k];
+    for (int q = 0; q < kQuads; ++q) {
+      if (segments[q] < 0) continue;
+#pragma unroll
+      for (int r = 0; r < kQuad; ++r) {
+        if (firsts[q] + r < storage.size[segments[q]]) {
+          args.io.keys_out[storage.begin[segments[q]] + ranks[q][r]] = keys[q][r];
+        }
+      }
     }
     if constexpr (kHasValues<V>) {
-      V values[kItems];
+      V values[kQuads][kQuad];
 #pragma unroll
-      for (int k = 0; k < kItems; ++k) {
-        if (segments[k] >= 0) {
-          values[k] = args.io.values_in[storage.begin[segments[k]] + threadIdx.x + k * kThreads -
-                                        storage.start[segments[k]]];
+      for (int q = 0; q < kQuads; ++q) {
+        if (segments[q] < 0) continue;
+#pragma unroll
+        for (int r = 0; r < kQuad; ++r) {
+          if (firsts[q] + r < storage.size[segments[q]]) {
+            values[q][r] = args.io.values_in[storage.begin[segments[q]] + firsts[q] + r];
+          }
         }
       }
       __syncthreads();  // in place: every value of the group is read before any is written
 #pragma unroll
-      for (int k = 0; k < kItems; ++k) {
-        if (segments[k] >= 0) args.io.values_out[storage.begin[segments[k]] + ranks[k]] = values[k];
+      for (int q = 0; q < kQuads; ++q) {
+        if (segments[q] < 0) continue;
+#pragma unroll
+        for (int r = 0; r < kQuad; ++r) {
+          if (firsts[q] + r < storage.size[segments[q]]) {
+            args.io.values_out[storage.begin[segments[q]] + ranks[q][r]] = values[q][r];
+          }
+        }
       }
     }
   }
 };
 
-/// Sorts the counting class: block b sorts the b-th group of Policy::counting_group ids of the class's list. The
-/// grid covers the most groups the class can have; blocks past the list's end return at once. Not persistent:
-/// the work of a group is small and even, and resident blocks hide each other's loads.
-template <class Policy, class K, class V, class Offset>
+/// Sorts a counted class: block b sorts groups b, b + gridDim.x, ... of SegmentedCountingSort::kGroup ranges of
+/// the class's list (a grid of as many blocks as fit at once, or fewer; the work of a group is small and even, so
+/// no counter hands it out).
+template <class Policy, int MAX_ITEMS, class K, class V, class Offset>
 __global__ void __launch_bounds__(Policy::block_threads, Policy::counting_blocks_per_sm)
     segmented_counting_kernel(SegmentedSortArgs<K, V, Offset> args, SegmentList list) {
-  using Sort = SegmentedCountingSort<Policy, K, V>;
+  using Sort = SegmentedCountingSort<Policy, MAX_ITEMS, K, V>;
   __shared__ typename Sort::TempStorage storage;
   wait_for_prior_grids();
   allow_dependent_grids();
-  const size_t first = static_cast<size_t>(blockIdx.x) * Sort::kGroup;
   const unsigned count = list.size();
-  if (first >= count) return;
-  if (threadIdx.x < Sort::kGroup) {
-    const size_t index = first + threadIdx.x;
-    SegmentRange range{0, 0};
-    if (index < count) range = segment_range(args.begin_offsets, args.end_offsets, list.ids[index]);
-    storage.begin[threadIdx.x] = range.begin;
-    storage.size[threadIdx.x] = static_cast<unsigned>(range.size);
+  for (size_t first = static_cast<size_t>(blockIdx.x) * Sort::kGroup; first < count;
+       first += static_cast<size_t>(gridDim.x) * Sort::kGroup) {
+    if (threadIdx.x < Sort::kGroup) {
+      const size_t index = first + threadIdx.x;
+      unsigned long long range = 0;
+      unsigned size = 0;
+      if (index < count) {
+        range = list.ranges[index];
+        size = static_cast<unsigned>(range & ((1u << kRangeSizeBits) - 1)) + 1;
+      }
+      storage.begin[threadIdx.x] = static_cast<size_t>(range >> kRangeSizeBits);
+      storage.size[threadIdx.x] = size;
+    }
+    __syncthreads();
+    Sort::sort_group(args, storage);
+    __syncthreads();  // the next group rewrites the table and the words
   }
-  __syncthreads();
-  Sort::sort_group(args, storage);
 }
 
 /// Sorts groups of up to kSlots segments of at most SLOT_ITEMS keys, one group per tile (see the file comment).
@@ -654,11 +724,11 @@ cudaError_t segmented_radix_sort(void* temp, size_t& temp_bytes, PassBuffers<K, 
   static_assert(std::is_trivially_copyable_v<V> && sizeof(V) <= 16,
                 "radix-sort values are trivially copyable types of up to 16 bytes");
   static_assert(std::is_integral_v<Offset> && !std::is_same_v<Offset, bool>, "segment offsets are integers");
-  if (!valid_bit_range<K>(begin_bit, end_bit) || num_segments > UINT_MAX) {
+  if (!valid_bit_range<K>(begin_bit, end_bit) || num_segments > UINT_MAX || n > kMaxRangeBegin) {
     return cudaErrorInvalidValue;
   }
   // The most segments of each class that n keys can hold without overlapping: the class's smallest size divides n.
-  constexpr size_t kSmallestSize[kSegmentClasses] = {1, Policy::counting_max_items + 1,
+  constexpr size_t kSmallestSize[kSegmentClasses] = {1, Policy::counting_tiny_items + 1, Policy::counting_max_items + 1,
                                                      Policy::packed16_slot_items + 1, Policy::packed4_slot_items + 1,
                                                      Policy::tile_items + 1};
   unsigned capacity[kSegmentClasses];
@@ -669,7 +739,10 @@ cudaError_t segmented_radix_sort(void* temp, size_t& temp_bytes, PassBuffers<K, 
   const size_t alternate_items = capacity[kLargeSegments] > 0 ? n : 0;
   size_t sizes[kSegmentClasses + 3] = {alternate_bytes<K>(alternate_items), alternate_bytes<V>(alternate_items),
                                        2 * kSegmentClasses * sizeof(unsigned)};
-  for (int c = 0; c < kSegmentClasses; ++c) sizes[c + 3] = capacity[c] * sizeof(unsigned);
+  auto is_counted = [](int c) { return c == kTinySegments || c == kCountedSegments; };
+  for (int c = 0; c < kSegmentClasses; ++c) {
+    sizes[c + 3] = capacity[c] * (is_counted(c) ? sizeof(unsigned long long) : sizeof(unsigned));
+  }
   void* parts[kSegmentClasses + 3];
   PRIMS_TRY(carve_temp(temp, temp_bytes, sizes, parts));
   if (temp == nullptr || n == 0 || num_segments == 0) return cudaSuccess;
@@ -677,7 +750,9 @@ cudaError_t segmented_radix_sort(void* temp, size_t& temp_bytes, PassBuffers<K, 
   unsigned* counters = static_cast<unsigned*>(parts[2]);
   SegmentLists lists{};
   for (int c = 0; c < kSegmentClasses; ++c) {
-    lists.list[c] = {static_cast<unsigned*>(parts[c + 3]), counters + c, counters + kSegmentClasses + c, capacity[c]};
+    unsigned* ids = is_counted(c) ? nullptr : static_cast<unsigned*>(parts[c + 3]);
+    auto* ranges = is_counted(c) ? static_cast<unsigned long long*>(parts[c + 3]) : nullptr;
+    lists.list[c] = {ids, ranges, counters + c, counters + kSegmentClasses + c, capacity[c]};
   }
   PRIMS_TRY(cudaMemsetAsync(counters, 0, sizes[2], stream));
   constexpr int kClassifyThreads = 256;
@@ -699,12 +774,18 @@ cudaError_t segmented_radix_sort(void* temp, size_t& temp_bytes, PassBuffers<K, 
         persistent_grid(kernel, Policy::block_threads, (static_cast<size_t>(capacity[c]) + kSlots - 1) / kSlots, grid));
     return launch(kernel, grid, Policy::block_threads, 0, stream, args, lists.list[c]);
   };
-  if (capacity[kCountedSegments] > 0) {
-    constexpr int kGroup = Policy::counting_group;
-    const auto groups = static_cast<unsigned>((static_cast<size_t>(capacity[kCountedSegments]) + kGroup - 1) / kGroup);
-    PRIMS_TRY(launch(segmented_counting_kernel<Policy, K, V, Offset>, groups, Policy::block_threads, 0, stream, args,
-                     lists.list[kCountedSegments]));
-  }
+  auto sort_counted = [&](auto max_items, SegmentClass c) -> cudaError_t {
+    constexpr int kMaxItems = decltype(max_items)::value;
+    constexpr int kGroup = Policy::counting_capacity / kMaxItems;
+    if (capacity[c] == 0) return cudaSuccess;
+    const auto kernel = segmented_counting_kernel<Policy, kMaxItems, K, V, Offset>;
+    unsigned grid = 0;
+    PRIMS_TRY(persistent_grid(kernel, Policy::block_threads, (static_cast<size_t>(capacity[c]) + kGroup - 1) / kGroup,
+                              grid));
+    return launch(kernel, grid, Policy::block_threads, 0, stream, args, lists.list[c]);
+  };
+  PRIMS_TRY(sort_counted(std::integral_constant<int, Policy::counting_tiny_items>{}, kTinySegments));
+  PRIMS_TRY(sort_counted(std::integral_constant<int, Policy::counting_max_items>{}, kCountedSegments));
   PRIMS_TRY(sort_class(std::integral_constant<int, Policy::packed16_slot_items>{}, kPacked16Segments));
   PRIMS_TRY(sort_class(std::integral_constant<int, Policy::packed4_slot_items>{}, kPacked4Segments));
   PRIMS_TRY(sort_class(std::integral_constant<int, Policy::tile_items>{}, kTileSegments));
