@@ -5,7 +5,7 @@
 // offsets never leave the device. T is the policy's tile (256 threads x 16 keys of up to 4 bytes: 4096; 2048 for
 // 8-byte items, 1024 for 16-byte values).
 //   1. segmented_classify_kernel   one thread a segment reads its two offsets and appends the segment's id to
-//      the list of its class (warp-aggregated atomics; empty segments go nowhere):
+//      the list of its class (one atomic a class for each block and round; empty segments go nowhere):
 //        tiny      1 .. 16 keys      128 segments a block, packed one after another
 //        counted   .. 64 keys        32 segments a block, packed one after another
 //        packed16  .. T/16 keys      packed 16 to a tile
@@ -150,15 +150,25 @@ struct SegmentedSortArgs {
   int end_bit;
 };
 
+/// Appends every non-empty segment to the list of its class. The block's warps count their members of each class
+/// (ballots), and one thread a class takes room for the whole block's with one atomic: one counter a class is hit
+/// once a block and round, not once a warp (at 2^22 segments, 110 us of same-address atomics on the H100).
+inline constexpr int kClassifyThreads = 256;
+
 template <class Policy, class Offset>
-__global__ void __launch_bounds__(256)
+__global__ void __launch_bounds__(kClassifyThreads)
     segmented_classify_kernel(const Offset* __restrict__ begin_offsets, const Offset* __restrict__ end_offsets,
                               size_t num_segments, SegmentLists lists) {
+  constexpr int kWarps = kClassifyThreads / warp::kWarpThreads;
+  /// Members of each class in each warp, then where each warp's members of the class go in the block's room.
+  __shared__ unsigned warp_offsets[kSegmentClasses][kWarps];
+  __shared__ unsigned block_base[kSegmentClasses];
   wait_for_prior_grids();
   allow_dependent_grids();
   const int lane = threadIdx.x % warp::kWarpThreads;
+  const int warp_id = threadIdx.x / warp::kWarpThreads;
   const size_t stride = static_cast<size_t>(gridDim.x) * blockDim.x;
-  // Every thread of the block runs the same number of rounds, so whole warps meet at the ballots.
+  // Every thread of the block runs the same number of rounds, so whole warps meet at the ballots and barriers.
   for (size_t first = blockIdx.x * static_cast<size_t>(blockDim.x); first < num_segments; first += stride) {
     const size_t s = first + threadIdx.x;
     int segment_class = -1;
@@ -174,26 +184,40 @@ __global__ void __launch_bounds__(256)
                       : size <= static_cast<size_t>(Policy::tile_items)          ? kTileSegments
                                                                                   : kLargeSegments;
     }
+    unsigned own_members = 0;
 #pragma unroll
     for (int c = 0; c < kSegmentClasses; ++c) {
       const unsigned members = __ballot_sync(kFullWarpMask, segment_class == c);
-      if (members == 0) continue;
-      const int leader = __ffs(members) - 1;
-      unsigned base = 0;
-      if (lane == leader) base = atomicAdd(lists.list[c].count, static_cast<unsigned>(__popc(members)));
-      base = __shfl_sync(kFullWarpMask, base, leader);
-      if (segment_class == c) {
-        const unsigned position = base + __popc(members & lanes_below_mask());
-        if (position < lists.list[c].capacity) {
-          if (c == kTinySegments || c == kCountedSegments) {
-            lists.list[c].ranges[position] = static_cast<unsigned long long>(range.begin) << kRangeSizeBits |
-                                             static_cast<unsigned long long>(range.size - 1);
-          } else {
-            lists.list[c].ids[position] = static_cast<unsigned>(s);
-          }
+      if (segment_class == c) own_members = members;
+      if (lane == 0) warp_offsets[c][warp_id] = static_cast<unsigned>(__popc(members));
+    }
+    __syncthreads();
+    if (threadIdx.x < kSegmentClasses) {
+      const int c = threadIdx.x;
+      unsigned total = 0;
+#pragma unroll
+      for (int w = 0; w < kWarps; ++w) {
+        const unsigned count = warp_offsets[c][w];
+        warp_offsets[c][w] = total;
+        total += count;
+      }
+      block_base[c] = total > 0 ? atomicAdd(lists.list[c].count, total) : 0u;
+    }
+    __syncthreads();
+    if (segment_class >= 0) {
+      const int c = segment_class;
+      const unsigned position =
+          block_base[c] + warp_offsets[c][warp_id] + static_cast<unsigned>(__popc(own_members & lanes_below_mask()));
+      if (position < lists.list[c].capacity) {
+        if (c == kTinySegments || c == kCountedSegments) {
+          lists.list[c].ranges[position] = static_cast<unsigned long long>(range.begin) << kRangeSizeBits |
+                                           static_cast<unsigned long long>(range.size - 1);
+        } else {
+          lists.list[c].ids[position] = static_cast<unsigned>(s);
         }
       }
     }
+    __syncthreads();  // the next round rewrites the counts
   }
 }
 
@@ -755,7 +779,6 @@ cudaError_t segmented_radix_sort(void* temp, size_t& temp_bytes, PassBuffers<K, 
     lists.list[c] = {ids, ranges, counters + c, counters + kSegmentClasses + c, capacity[c]};
   }
   PRIMS_TRY(cudaMemsetAsync(counters, 0, sizes[2], stream));
-  constexpr int kClassifyThreads = 256;
   int multiprocessors = 0;
   PRIMS_TRY(multiprocessor_count(multiprocessors));
   const size_t classify_blocks =
