@@ -36,8 +36,9 @@
 //      the temporary storage (PingPong, per segment, for the passes it needs), so the last lands in keys_out; in
 //      place with an odd number of passes, the block copies its segment back.
 // Bytes moved: counted, packed and tile classes read and write each key (and value) once, plus 8 or 16 bytes of
-// offsets and 4 (8 for counted segments) bytes of list a segment. A large segment costs one read of its keys for the histogram, then per non-trivial
-// pass one read and one write of keys and values, plus one copy when in place with an odd number of passes.
+// offsets and 4 (8 for counted segments) bytes of list a segment. A large segment costs one read of its keys for
+// the histogram, then per non-trivial pass one read and one write of keys and values, plus one copy when in place
+// with an odd number of passes.
 // Elements outside every segment are never read or written, and the temporary storage is never assumed zeroed.
 
 #include <cuda_runtime.h>
