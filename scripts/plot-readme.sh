@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
-# Redraws the README's benchmark plot from the committed H100 results.
+# Redraws the README's benchmark plot from the newest committed H100 results of each bench.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-python3 bench/plot.py bench/results/*-H100-bench_{reduce,scan,sort}.json -o bench/results/H100.png --only \
+files=()
+for bench in reduce scan sort; do
+  files+=("$(ls bench/results/*-H100-bench_${bench}.json | sort | tail -n 1)")
+done
+python3 bench/plot.py "${files[@]}" -o bench/results/H100.png --only \
   sum:i32:WarpShuffle sum:f64:WarpShuffle excl_sum:i32:SinglePass excl_sum:i32:ReduceThenScan \
   "sort:u32:entropy 1.0" "sort:u32/u32:entropy 1.0" "sort:u64:entropy 1.0" "sort:f32:entropy 1.0"
