@@ -285,6 +285,13 @@ TEST(SegmentedSort, InvalidArguments) {
   EXPECT_EQ(cudaErrorInvalidValue,
             prims::device::segmented_radix_sort_keys(nullptr, bytes, keys, keys, 10, size_t{1} << 32, offsets,
                                                      offsets));
+  // The counted classes' lists hold begin * 64 + size - 1 in 64 bits.
+  EXPECT_EQ(cudaErrorInvalidValue, prims::device::segmented_radix_sort_keys(nullptr, bytes, keys, keys,
+                                                                            (size_t{1} << 58) + 1, 2, offsets, offsets));
+  bytes = 0;
+  EXPECT_EQ(cudaSuccess, prims::device::segmented_radix_sort_keys(nullptr, bytes, keys, keys, size_t{1} << 20, 2,
+                                                                  offsets, offsets));
+  EXPECT_GT(bytes, 0u);
 }
 
 /// The temporary storage depends on n and the number of segments only, and a too small one is refused.
