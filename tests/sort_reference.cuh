@@ -90,4 +90,23 @@ std::vector<F> special_floats() {
           F(-0.5)};
 }
 
+/// A value of BYTES bytes, for the pairs tests of every value width.
+template <int BYTES>
+struct Payload {
+  unsigned char bytes[BYTES];
+};
+
+/// Values of every width that each carry their index (a multiplicative hash of it, as many bytes as fit), so the
+/// permutation and its stability show.
+template <class V>
+std::vector<V> index_values(size_t n) {
+  std::vector<V> values(n);
+  for (size_t i = 0; i < n; ++i) {
+    std::memset(&values[i], 0, sizeof(V));
+    const uint64_t index = i * 2654435761u;
+    std::memcpy(&values[i], &index, std::min(sizeof(V), sizeof(index)));
+  }
+  return values;
+}
+
 }  // namespace prims::test

@@ -38,6 +38,8 @@ std::vector<size_t> sort_sizes() {
 }
 
 using prims::test::bit_patterns;
+using prims::test::index_values;
+using prims::test::Payload;
 using prims::test::random_keys;
 
 struct SortCase {
@@ -163,23 +165,6 @@ TEST(RadixSort, InvalidBitRanges) {
   EXPECT_EQ(cudaErrorInvalidValue,
             prims::device::radix_sort_pairs<RadixSortAlgorithm::TileCounts>(nullptr, bytes, keys, keys, keys, keys, 10,
                                                                              Order::Ascending, 0, 40));
-}
-
-/// Values of every width: each carries its index, so stability and the permutation show.
-template <int BYTES>
-struct Payload {
-  unsigned char bytes[BYTES];
-};
-
-template <class V>
-std::vector<V> index_values(size_t n) {
-  std::vector<V> values(n);
-  for (size_t i = 0; i < n; ++i) {
-    std::memset(&values[i], 0, sizeof(V));
-    const uint64_t index = i * 2654435761u;
-    std::memcpy(&values[i], &index, std::min(sizeof(V), sizeof(index)));
-  }
-  return values;
 }
 
 template <class V>

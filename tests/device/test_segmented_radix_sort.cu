@@ -25,6 +25,8 @@ namespace {
 using prims::device::Order;
 namespace detail = prims::detail;
 using prims::test::bit_patterns;
+using prims::test::index_values;
+using prims::test::Payload;
 using prims::test::random_keys;
 
 /// The size-class edges of the sort of K (with values V): the counting limit, the packed slots and the tile.
@@ -185,7 +187,8 @@ void check_keys(const std::vector<K>& keys, const Layout& l, SortCase c) {
                   as_offsets<Offset>(l.ends), c);
 }
 
-std::vector<uint32_t> index_values(size_t n) {
+/// Values 0, 1, ..., n - 1.
+std::vector<uint32_t> iota_values(size_t n) {
   std::vector<uint32_t> index(n);
   std::iota(index.begin(), index.end(), 0u);
   return index;
@@ -193,7 +196,7 @@ std::vector<uint32_t> index_values(size_t n) {
 
 template <class K, class Offset = int>
 void check_pairs(const std::vector<K>& keys, const Layout& l, SortCase c) {
-  const auto index = index_values(keys.size());
+  const auto index = iota_values(keys.size());
   check_segmented(keys, &index, as_offsets<Offset>(l.begins), as_offsets<Offset>(l.ends), c);
 }
 
@@ -460,28 +463,11 @@ TEST(SegmentedSort, OffsetTypes) {
   check_keys<uint32_t, uint16_t>(random_keys<uint32_t>(short_layout.n, 49), short_layout, {Order::Descending});
 }
 
-/// Values of every width: each carries its index, so stability and the permutation show.
-template <int BYTES>
-struct Payload {
-  unsigned char bytes[BYTES];
-};
-
-template <class V>
-std::vector<V> payload_values(size_t n) {
-  std::vector<V> values(n);
-  for (size_t i = 0; i < n; ++i) {
-    std::memset(&values[i], 0, sizeof(V));
-    const uint64_t index = i * 2654435761u;
-    std::memcpy(&values[i], &index, std::min(sizeof(V), sizeof(index)));
-  }
-  return values;
-}
-
 template <class K, class V>
 void check_value_type() {
   const Layout l = layout(Classes<K, V>::edge_sizes(), 3, true, sizeof(V));
   const auto keys = few_distinct(random_keys<K>(l.n, sizeof(K) + sizeof(V)), 7);
-  const auto values = payload_values<V>(l.n);
+  const auto values = index_values<V>(l.n);
   const auto begins = as_offsets<int64_t>(l.begins);
   const auto ends = as_offsets<int64_t>(l.ends);
   check_segmented(keys, &values, begins, ends, SortCase{Order::Ascending});

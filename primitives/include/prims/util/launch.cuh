@@ -13,6 +13,7 @@
 #include <mutex>
 #include <utility>
 
+#include "prims/util/device_properties.cuh"
 #include "prims/util/error.cuh"
 
 namespace prims::detail {
@@ -41,11 +42,17 @@ __device__ __forceinline__ void allow_dependent_grids() {
 struct KernelSetup {
   bool waits_for_prior_grids = false;
   size_t dynamic_shared_bytes = 0;
+  /// How many blocks of occupancy_block_threads threads (and dynamic_shared_bytes) fit on one multiprocessor at
+  /// once; asked for by launch_persistent only (0: not asked yet).
+  int occupancy_block_threads = 0;
+  int blocks_per_multiprocessor = 0;
 };
 
 /// Looks up (or makes) the setup of `kernel` on the current device for launches of `shared_bytes` dynamic shared
-/// memory, raising the kernel's limit when a launch needs more than it has.
-inline cudaError_t kernel_setup(const void* kernel, size_t shared_bytes, KernelSetup& setup) {
+/// memory, raising the kernel's limit when a launch needs more than it has; with occupancy_block_threads > 0, also
+/// its occupancy at that block size.
+inline cudaError_t kernel_setup(const void* kernel, size_t shared_bytes, KernelSetup& setup,
+                                int occupancy_block_threads = 0) {
   static std::mutex mutex;
   static std::map<std::pair<int, const void*>, KernelSetup> cache;
   int device = 0;
@@ -66,6 +73,12 @@ inline cudaError_t kernel_setup(const void* kernel, size_t shared_bytes, KernelS
     PRIMS_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                    static_cast<int>(shared_bytes)));
     found->second.dynamic_shared_bytes = shared_bytes;
+    found->second.occupancy_block_threads = 0;  // the occupancy depends on the shared memory
+  }
+  if (occupancy_block_threads > 0 && occupancy_block_threads != found->second.occupancy_block_threads) {
+    PRIMS_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&found->second.blocks_per_multiprocessor, kernel,
+                                                            occupancy_block_threads, shared_bytes));
+    found->second.occupancy_block_threads = occupancy_block_threads;
   }
   setup = found->second;
   return cudaSuccess;
@@ -91,6 +104,25 @@ cudaError_t launch(void (*kernel)(KernelParams...), dim3 grid, dim3 block, size_
   config.attrs = attributes;
   config.numAttrs = setup.waits_for_prior_grids ? 1 : 0;
   return cudaLaunchKernelEx(&config, kernel, std::forward<Args>(args)...);
+}
+
+/// Launches a persistent kernel, whose blocks take work until none is left: as many blocks of block_threads as fit
+/// on the device at once (the occupancy is looked up once a kernel and device), but no more than max_blocks, and at
+/// least one. Otherwise as launch().
+/// Example: `PRIMS_TRY(launch_persistent(my_kernel<T>, groups, 256, 0, stream, list, out));`
+template <class... KernelParams, class... Args>
+cudaError_t launch_persistent(void (*kernel)(KernelParams...), size_t max_blocks, int block_threads,
+                              size_t shared_bytes, cudaStream_t stream, Args&&... args) {
+  KernelSetup setup;
+  PRIMS_TRY(kernel_setup(reinterpret_cast<const void*>(kernel), shared_bytes, setup, block_threads));
+  int multiprocessors = 0;
+  PRIMS_TRY(multiprocessor_count(multiprocessors));
+  const size_t resident = static_cast<size_t>(setup.blocks_per_multiprocessor > 0 ? setup.blocks_per_multiprocessor
+                                                                                  : 1) *
+                          static_cast<size_t>(multiprocessors);
+  const size_t blocks = max_blocks < resident ? max_blocks : resident;
+  return launch(kernel, static_cast<unsigned>(blocks > 0 ? blocks : 1), block_threads, shared_bytes, stream,
+                std::forward<Args>(args)...);
 }
 
 }  // namespace prims::detail

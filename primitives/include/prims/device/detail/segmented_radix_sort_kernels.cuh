@@ -100,6 +100,9 @@ enum SegmentClass : int {
   kSegmentClasses
 };
 
+/// Whether a class is ranked by counting (its list holds ranges, not ids).
+__host__ __device__ constexpr bool is_counted_class(int c) { return c == kTinySegments || c == kCountedSegments; }
+
 /// A counted segment as its list holds it: begin * 64 + size - 1, so the counting kernel needs no offsets (size
 /// is 1 to 64; begin is below 2^58, which no device's memory reaches and the dispatcher checks).
 inline constexpr int kRangeSizeBits = 6;
@@ -210,7 +213,7 @@ __global__ void __launch_bounds__(kClassifyThreads)
       const unsigned position =
           block_base[c] + warp_offsets[c][warp_id] + static_cast<unsigned>(__popc(own_members & lanes_below_mask()));
       if (position < lists.list[c].capacity) {
-        if (c == kTinySegments || c == kCountedSegments) {
+        if (is_counted_class(c)) {
           lists.list[c].ranges[position] = static_cast<unsigned long long>(range.begin) << kRangeSizeBits |
                                            static_cast<unsigned long long>(range.size - 1);
         } else {
@@ -727,19 +730,6 @@ __global__ void __launch_bounds__(Policy::block_threads, Policy::min_blocks_per_
   }
 }
 
-/// The number of blocks of a persistent kernel: as many as fit on the device at once, but no more than the units
-/// of work there can be.
-template <class Kernel>
-cudaError_t persistent_grid(Kernel kernel, int block_threads, size_t max_work, unsigned& grid) {
-  int multiprocessors = 0;
-  PRIMS_TRY(multiprocessor_count(multiprocessors));
-  int blocks_per_multiprocessor = 0;
-  PRIMS_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_multiprocessor, kernel, block_threads, 0));
-  const size_t resident = static_cast<size_t>(std::max(blocks_per_multiprocessor, 1)) * multiprocessors;
-  grid = static_cast<unsigned>(std::max<size_t>(1, std::min(resident, max_work)));
-  return cudaSuccess;
-}
-
 /// The segmented sort (see the file comment). `Policy` is a template argument so tuning programs can sweep it.
 template <class K, class V, class Offset, class Policy = SegmentedSortPolicy<K, V>>
 cudaError_t segmented_radix_sort(void* temp, size_t& temp_bytes, PassBuffers<K, V> io, size_t n,
@@ -764,9 +754,8 @@ cudaError_t segmented_radix_sort(void* temp, size_t& temp_bytes, PassBuffers<K, 
   const size_t alternate_items = capacity[kLargeSegments] > 0 ? n : 0;
   size_t sizes[kSegmentClasses + 3] = {alternate_bytes<K>(alternate_items), alternate_bytes<V>(alternate_items),
                                        2 * kSegmentClasses * sizeof(unsigned)};
-  auto is_counted = [](int c) { return c == kTinySegments || c == kCountedSegments; };
   for (int c = 0; c < kSegmentClasses; ++c) {
-    sizes[c + 3] = capacity[c] * (is_counted(c) ? sizeof(unsigned long long) : sizeof(unsigned));
+    sizes[c + 3] = capacity[c] * (is_counted_class(c) ? sizeof(unsigned long long) : sizeof(unsigned));
   }
   void* parts[kSegmentClasses + 3];
   PRIMS_TRY(carve_temp(temp, temp_bytes, sizes, parts));
@@ -775,8 +764,8 @@ cudaError_t segmented_radix_sort(void* temp, size_t& temp_bytes, PassBuffers<K, 
   unsigned* counters = static_cast<unsigned*>(parts[2]);
   SegmentLists lists{};
   for (int c = 0; c < kSegmentClasses; ++c) {
-    unsigned* ids = is_counted(c) ? nullptr : static_cast<unsigned*>(parts[c + 3]);
-    auto* ranges = is_counted(c) ? static_cast<unsigned long long*>(parts[c + 3]) : nullptr;
+    unsigned* ids = is_counted_class(c) ? nullptr : static_cast<unsigned*>(parts[c + 3]);
+    auto* ranges = is_counted_class(c) ? static_cast<unsigned long long*>(parts[c + 3]) : nullptr;
     lists.list[c] = {ids, ranges, counters + c, counters + kSegmentClasses + c, capacity[c]};
   }
   PRIMS_TRY(cudaMemsetAsync(counters, 0, sizes[2], stream));
@@ -788,37 +777,28 @@ cudaError_t segmented_radix_sort(void* temp, size_t& temp_bytes, PassBuffers<K, 
                    kClassifyThreads, 0, stream, begin_offsets, end_offsets, num_segments, lists));
 
   const SegmentedSortArgs<K, V, Offset> args{io, begin_offsets, end_offsets, order, begin_bit, end_bit};
-  auto sort_class = [&](auto slot_items, SegmentClass c) -> cudaError_t {
-    constexpr int kSlotItems = decltype(slot_items)::value;
-    constexpr int kSlots = Policy::tile_items / kSlotItems;
+  // Each class's kernel, on a persistent grid of no more blocks than the class's groups can keep busy.
+  auto sort_class = [&](auto kernel, size_t segments_a_block, SegmentClass c) -> cudaError_t {
     if (capacity[c] == 0) return cudaSuccess;
-    const auto kernel = segmented_tile_kernel<Policy, kSlotItems, K, V, Offset>;
-    unsigned grid = 0;
-    PRIMS_TRY(
-        persistent_grid(kernel, Policy::block_threads, (static_cast<size_t>(capacity[c]) + kSlots - 1) / kSlots, grid));
-    return launch(kernel, grid, Policy::block_threads, 0, stream, args, lists.list[c]);
+    return launch_persistent(kernel, (capacity[c] + segments_a_block - 1) / segments_a_block, Policy::block_threads, 0,
+                             stream, args, lists.list[c]);
   };
-  auto sort_counted = [&](auto max_items, SegmentClass c) -> cudaError_t {
-    constexpr int kMaxItems = decltype(max_items)::value;
-    constexpr int kGroup = Policy::counting_capacity / kMaxItems;
-    if (capacity[c] == 0) return cudaSuccess;
-    const auto kernel = segmented_counting_kernel<Policy, kMaxItems, K, V, Offset>;
-    unsigned grid = 0;
-    PRIMS_TRY(persistent_grid(kernel, Policy::block_threads, (static_cast<size_t>(capacity[c]) + kGroup - 1) / kGroup,
-                              grid));
-    return launch(kernel, grid, Policy::block_threads, 0, stream, args, lists.list[c]);
-  };
-  PRIMS_TRY(sort_counted(std::integral_constant<int, Policy::counting_tiny_items>{}, kTinySegments));
-  PRIMS_TRY(sort_counted(std::integral_constant<int, Policy::counting_max_items>{}, kCountedSegments));
-  PRIMS_TRY(sort_class(std::integral_constant<int, Policy::packed16_slot_items>{}, kPacked16Segments));
-  PRIMS_TRY(sort_class(std::integral_constant<int, Policy::packed4_slot_items>{}, kPacked4Segments));
-  PRIMS_TRY(sort_class(std::integral_constant<int, Policy::tile_items>{}, kTileSegments));
+  constexpr int kTiny = Policy::counting_tiny_items;
+  constexpr int kCounted = Policy::counting_max_items;
+  constexpr int kPacked16 = Policy::packed16_slot_items;
+  constexpr int kPacked4 = Policy::packed4_slot_items;
+  constexpr int kTile = Policy::tile_items;
+  PRIMS_TRY(sort_class(segmented_counting_kernel<Policy, kTiny, K, V, Offset>, Policy::counting_capacity / kTiny,
+                       kTinySegments));
+  PRIMS_TRY(sort_class(segmented_counting_kernel<Policy, kCounted, K, V, Offset>, Policy::counting_capacity / kCounted,
+                       kCountedSegments));
+  PRIMS_TRY(sort_class(segmented_tile_kernel<Policy, kPacked16, K, V, Offset>, kTile / kPacked16, kPacked16Segments));
+  PRIMS_TRY(sort_class(segmented_tile_kernel<Policy, kPacked4, K, V, Offset>, kTile / kPacked4, kPacked4Segments));
+  PRIMS_TRY(sort_class(segmented_tile_kernel<Policy, kTile, K, V, Offset>, 1, kTileSegments));
   if (capacity[kLargeSegments] == 0) return cudaSuccess;
-  const auto large_kernel = segmented_large_kernel<Policy, K, V, Offset>;
-  unsigned grid = 0;
-  PRIMS_TRY(persistent_grid(large_kernel, Policy::block_threads, capacity[kLargeSegments], grid));
-  return launch(large_kernel, grid, Policy::block_threads, 0, stream, args, lists.list[kLargeSegments],
-                static_cast<K*>(parts[0]), static_cast<V*>(parts[1]));
+  return launch_persistent(segmented_large_kernel<Policy, K, V, Offset>, capacity[kLargeSegments],
+                           Policy::block_threads, 0, stream, args, lists.list[kLargeSegments], static_cast<K*>(parts[0]),
+                           static_cast<V*>(parts[1]));
 }
 
 }  // namespace prims::detail
