@@ -38,13 +38,16 @@ struct Classes {
   static constexpr size_t packed16 = Policy::packed16_slot_items;
   static constexpr size_t packed4 = Policy::packed4_slot_items;
   static constexpr size_t tile = Policy::tile_items;
+  static constexpr size_t onesweep = Policy::onesweep_min_items;
 
-  /// Sizes on both sides of every class edge, and large segments of one and several tiles.
+  /// Sizes on both sides of every class edge, large segments of one and several tiles, and segments sorted by the
+  /// shared Onesweep passes.
   static std::vector<size_t> edge_sizes() {
     return {0,        1,           2,           3,           tiny - 1,     tiny,         tiny + 1,
             31,       32,          33,          counted - 1, counted,      counted + 1,  packed16 - 1,
             packed16, packed16 + 1, packed4 - 1, packed4,     packed4 + 1,  tile - 1,     tile,
-            tile + 1, 2 * tile - 1, 2 * tile + 5, 3 * tile,   5 * tile + 17};
+            tile + 1, 2 * tile - 1, 2 * tile + 5, 3 * tile,   5 * tile + 17, onesweep,   onesweep + 1,
+            3 * onesweep + 4321};
   }
 };
 
@@ -418,6 +421,40 @@ TEST(SegmentedSort, TrivialPassesInLargeSegments) {
   }
 }
 
+/// Segments sorted by the shared Onesweep passes, each with its own distribution, so that a pass is trivial for
+/// some of them (their tiles are copied through) and not for others, in every order and in place: all equal,
+/// only the low byte varying, random, sorted, reversed, two distinct keys.
+TEST(SegmentedSort, OnesweepSegmentsOwnTrivialPasses) {
+  PRIMS_REQUIRE_GPU();
+  const size_t onesweep = Classes<uint32_t, uint32_t>::onesweep;
+  const Layout l = layout({onesweep + 1, 3 * onesweep + 11, 100, 2 * onesweep, onesweep + 4097, 5 * onesweep, 7000,
+                           onesweep + 2},
+                          13, true, 43);
+  std::mt19937 rng(47);
+  std::vector<uint32_t> keys(l.n, 0xFEEDu);
+  for (size_t s = 0; s < l.begins.size(); ++s) {
+    for (size_t i = l.begins[s]; i < l.ends[s]; ++i) {
+      const uint32_t r = rng();
+      const size_t kind = s % 6;
+      keys[i] = kind == 0   ? 0x12345678u
+                : kind == 1 ? 0xABCD0000u | (r & 0xFFu)
+                : kind == 2 ? r
+                : kind == 3 ? static_cast<uint32_t>(i)
+                : kind == 4 ? static_cast<uint32_t>(l.n - i)
+                            : (r & 1u) << 31;
+    }
+  }
+  for (Order order : {Order::Ascending, Order::Descending}) {
+    for (bool in_place : {false, true}) {
+      check_keys(keys, l, {order, 0, -1, in_place});
+      check_pairs(keys, l, {order, 0, -1, in_place});
+      check_pairs(keys, l, {order, 4, 20, in_place});
+      if (::testing::Test::HasFatalFailure()) return;
+    }
+  }
+  for (bool in_place : {false, true}) check_pairs(keys, l, {Order::Ascending, 9, 9, in_place});  // no bits
+}
+
 template <class F>
 void check_special_floats() {
   const auto specials = prims::test::special_floats<F>();
@@ -504,9 +541,11 @@ TEST(SegmentedSortLarge, OffsetsPast2To32) {
   const size_t base = (size_t{1} << 32) - 3000;
   const size_t tile = Classes<uint8_t, uint32_t>::tile;
   // Segments of every class straddling and following 2^32, unordered; the rest of the array is in no segment.
-  const std::vector<size_t> begins = {base + 100000, base, base + 2 * tile + 10, base + 50000, base + 60000};
+  const size_t onesweep = Classes<uint8_t, uint32_t>::onesweep;
+  const std::vector<size_t> begins = {base + 100000, base,         base + 2 * tile + 10, base + 50000, base + 60000,
+                                      base + 121000};
   const std::vector<size_t> ends = {base + 100000 + 5 * tile + 3, base + 2 * tile + 1, base + 2 * tile + 40,
-                                    base + 50000 + 300, base + 60000 + tile};
+                                    base + 50000 + 300,           base + 60000 + tile,  base + 121000 + onesweep + 5};
   const size_t window = 200000;  // [base - 100, base + window) holds every segment
   prims::DeviceBuffer<uint8_t> keys(n), out(n);
   fill_bytes_kernel<<<1024, 256>>>(keys.data(), n);

@@ -111,6 +111,24 @@ inline constexpr unsigned kLookbackInclusive = 2u << 30;
 /// The most keys Onesweep sorts: every count fits in a look-back word's 30 bits.
 inline constexpr size_t kOnesweepMaxItems = kLookbackValueMask;
 
+/// Counts a key's digit of every pass in shared-memory counters laid out as counts[(pass * digits + digit) *
+/// COPIES + copy]; `my_counts` is the shared-window address of this lane's copy (lane % COPIES).
+template <class Policy, int COPIES, class K>
+__device__ __forceinline__ void count_pass_digits(unsigned my_counts, K key, Order order, int begin_bit, int end_bit,
+                                                  int num_passes) {
+  constexpr int kDigits = 1 << Policy::radix_bits;
+  constexpr int kMaxPasses = radix_passes(0, RadixKey<K>::kBits, Policy::radix_bits);
+  const auto bits = RadixKey<K>::ordered_bits(key);
+#pragma unroll
+  for (int pass = 0; pass < kMaxPasses; ++pass) {
+    if (pass < num_passes) {
+      const unsigned digit = pass_digit<K>(order, begin_bit, end_bit, Policy::radix_bits, pass).of_bits(bits);
+      asm volatile("red.shared.add.u32 [%0], 1;" : : "r"(my_counts + (pass * kDigits + digit) * COPIES * 4u)
+                   : "memory");
+    }
+  }
+}
+
 template <class Policy, class Shape, class K>
 __global__ void __launch_bounds__(Shape::threads)
     onesweep_histogram_kernel(const K* __restrict__ keys, size_t n, Order order, int begin_bit, int end_bit,
@@ -147,15 +165,7 @@ __global__ void __launch_bounds__(Shape::threads)
   bool special = false;
   auto count_key = [&](K key) {
     if constexpr (RadixKey<K>::kHasSpecialKeys) special = special || RadixKey<K>::is_special(key);
-    const auto bits = RadixKey<K>::ordered_bits(key);
-#pragma unroll
-    for (int pass = 0; pass < kMaxPasses; ++pass) {
-      if (pass < num_passes) {
-        const unsigned digit = pass_digit<K>(order, begin_bit, end_bit, Policy::radix_bits, pass).of_bits(bits);
-        asm volatile("red.shared.add.u32 [%0], 1;" : : "r"(my_counts + (pass * kDigits + digit) * kCopies * 4u)
-                     : "memory");
-      }
-    }
+    count_pass_digits<Policy, kCopies>(my_counts, key, order, begin_bit, end_bit, num_passes);
   };
 
   // Keys are read 16 bytes at a time from the first 16-byte boundary on; block 0 counts the keys before it.
@@ -269,14 +279,12 @@ __device__ unsigned look_back(const unsigned* lookback, unsigned tile, int digit
 template <class Policy, class K, class V>
 using OnesweepTile = SortTile<Policy, K, V, unsigned>;
 
-/// Copies one tile of a trivial pass in place.
+/// Copies the `valid` items of a tile of a trivial pass to the same place in `out` (both point at the tile).
 template <class Tile, class T>
-__device__ void onesweep_copy_tile(const T* __restrict__ in, T* __restrict__ out, unsigned n) {
-  const unsigned tile_begin = blockIdx.x * Tile::kTileItems;
-  const int valid = static_cast<int>(n - tile_begin < Tile::kTileItems ? n - tile_begin : Tile::kTileItems);
+__device__ void onesweep_copy_tile(const T* __restrict__ in, T* __restrict__ out, int valid) {
   T items[Tile::kItems];
-  Tile::load(in + tile_begin, valid, items);
-  Tile::store(out + tile_begin, valid, items);
+  Tile::load(in, valid, items);
+  Tile::store(out, valid, items);
 }
 
 /// One tile of a pass, after the block has taken its tile id. FULL: the tile holds kTileItems keys, none of them
@@ -352,8 +360,12 @@ __global__ void __launch_bounds__(Policy::block_threads, Policy::min_blocks_per_
     pass.next_lookback[blockIdx.x * kDigits + threadIdx.x] = 0;
   }
   if (*pass.trivial != 0) {
-    onesweep_copy_tile<Tile>(pass.buffers.keys_in, pass.buffers.keys_out, pass.n);
-    if constexpr (kHasValues<V>) onesweep_copy_tile<Tile>(pass.buffers.values_in, pass.buffers.values_out, pass.n);
+    const unsigned begin = blockIdx.x * kTileItems;
+    const int valid = pass.n - begin < static_cast<unsigned>(kTileItems) ? static_cast<int>(pass.n - begin) : kTileItems;
+    onesweep_copy_tile<Tile>(pass.buffers.keys_in + begin, pass.buffers.keys_out + begin, valid);
+    if constexpr (kHasValues<V>) {
+      onesweep_copy_tile<Tile>(pass.buffers.values_in + begin, pass.buffers.values_out + begin, valid);
+    }
     return;
   }
 

@@ -51,6 +51,7 @@
 #include "prims/block/radix_rank.cuh"
 #include "prims/block/scan.cuh"
 #include "prims/device/detail/radix_sort_common.cuh"
+#include "prims/device/detail/segmented_onesweep.cuh"
 #include "prims/device/detail/tile_io.cuh"
 #include "prims/util/device_properties.cuh"
 #include "prims/util/launch.cuh"
@@ -83,6 +84,9 @@ struct SegmentedSortPolicySm90 {
   /// Then segments of up to tile_items / 16 keys share a tile 16 at a time, and up to tile_items / 4 four at a time.
   static constexpr int packed16_slot_items = tile_items / 16;
   static constexpr int packed4_slot_items = tile_items / 4;
+  /// Segments of more than onesweep_min_items keys (and fewer than kOnesweepMaxItems) are sorted by Onesweep
+  /// passes shared by all of them (segmented_onesweep.cuh), many blocks a segment; smaller large ones by one block.
+  static constexpr size_t onesweep_min_items = size_t{1} << 16;
 };
 
 /// The policy for the architecture the library is built for; one entry today.
@@ -97,6 +101,7 @@ enum SegmentClass : int {
   kPacked4Segments,
   kTileSegments,
   kLargeSegments,
+  kOnesweepSegments,
   kSegmentClasses
 };
 
@@ -186,7 +191,8 @@ __global__ void __launch_bounds__(kClassifyThreads)
                       : size <= static_cast<size_t>(Policy::packed16_slot_items) ? kPacked16Segments
                       : size <= static_cast<size_t>(Policy::packed4_slot_items)  ? kPacked4Segments
                       : size <= static_cast<size_t>(Policy::tile_items)          ? kTileSegments
-                                                                                  : kLargeSegments;
+                      : size > Policy::onesweep_min_items && size < kOnesweepMaxItems ? kOnesweepSegments
+                                                                                      : kLargeSegments;
     }
     unsigned own_members = 0;
 #pragma unroll
@@ -745,19 +751,25 @@ cudaError_t segmented_radix_sort(void* temp, size_t& temp_bytes, PassBuffers<K, 
   // The most segments of each class that n keys can hold without overlapping: the class's smallest size divides n.
   constexpr size_t kSmallestSize[kSegmentClasses] = {1, Policy::counting_tiny_items + 1, Policy::counting_max_items + 1,
                                                      Policy::packed16_slot_items + 1, Policy::packed4_slot_items + 1,
-                                                     Policy::tile_items + 1};
+                                                     Policy::tile_items + 1, Policy::onesweep_min_items + 1};
   unsigned capacity[kSegmentClasses];
   for (int c = 0; c < kSegmentClasses; ++c) {
     capacity[c] = static_cast<unsigned>(std::min(num_segments, n / kSmallestSize[c]));
   }
   // Only large segments pass through the alternate buffers.
-  const size_t alternate_items = capacity[kLargeSegments] > 0 ? n : 0;
-  size_t sizes[kSegmentClasses + 3] = {alternate_bytes<K>(alternate_items), alternate_bytes<V>(alternate_items),
-                                       2 * kSegmentClasses * sizeof(unsigned)};
+  const size_t alternate_items = capacity[kLargeSegments] > 0 || capacity[kOnesweepSegments] > 0 ? n : 0;
+  using OnesweepStorage = SegmentedOnesweepStorage<K, V>;
+  constexpr int kParts = kSegmentClasses + 3 + OnesweepStorage::kParts;
+  size_t sizes[kParts] = {alternate_bytes<K>(alternate_items), alternate_bytes<V>(alternate_items),
+                          2 * kSegmentClasses * sizeof(unsigned)};
   for (int c = 0; c < kSegmentClasses; ++c) {
     sizes[c + 3] = capacity[c] * (is_counted_class(c) ? sizeof(unsigned long long) : sizeof(unsigned));
   }
-  void* parts[kSegmentClasses + 3];
+  const int num_passes = radix_passes(begin_bit, end_bit, Policy::radix_bits);
+  size_t onesweep_sizes[OnesweepStorage::kParts];
+  OnesweepStorage::sizes(n, capacity[kOnesweepSegments], num_passes, onesweep_sizes);
+  std::copy(onesweep_sizes, onesweep_sizes + OnesweepStorage::kParts, sizes + kSegmentClasses + 3);
+  void* parts[kParts];
   PRIMS_TRY(carve_temp(temp, temp_bytes, sizes, parts));
   if (temp == nullptr || n == 0 || num_segments == 0) return cudaSuccess;
 
@@ -795,6 +807,14 @@ cudaError_t segmented_radix_sort(void* temp, size_t& temp_bytes, PassBuffers<K, 
   PRIMS_TRY(sort_class(segmented_tile_kernel<Policy, kPacked16, K, V, Offset>, kTile / kPacked16, kPacked16Segments));
   PRIMS_TRY(sort_class(segmented_tile_kernel<Policy, kPacked4, K, V, Offset>, kTile / kPacked4, kPacked4Segments));
   PRIMS_TRY(sort_class(segmented_tile_kernel<Policy, kTile, K, V, Offset>, 1, kTileSegments));
+  void* onesweep_parts[OnesweepStorage::kParts];
+  std::copy(parts + kSegmentClasses + 3, parts + kParts, onesweep_parts);
+  const SegmentList& onesweep_list = lists.list[kOnesweepSegments];
+  const SegmentedOnesweepState onesweep_state = OnesweepStorage::state(
+      onesweep_parts, n, capacity[kOnesweepSegments], num_passes, onesweep_list.ids, onesweep_list.count);
+  PRIMS_TRY((segmented_onesweep_sort<K, V, Offset>(onesweep_state, io, begin_offsets, end_offsets, order, begin_bit,
+                                                   end_bit, static_cast<K*>(parts[0]), static_cast<V*>(parts[1]),
+                                                   stream)));
   if (capacity[kLargeSegments] == 0) return cudaSuccess;
   return launch_persistent(segmented_large_kernel<Policy, K, V, Offset>, capacity[kLargeSegments],
                            Policy::block_threads, 0, stream, args, lists.list[kLargeSegments], static_cast<K*>(parts[0]),

@@ -1,0 +1,380 @@
+#pragma once
+// Onesweep passes over many segments at once: every segment is sorted on its own, but all segments' tiles share
+// one launch a pass, so a few big segments keep the whole GPU busy (one block a segment would leave most of it
+// idle, and sort each segment at one SM's bandwidth). The segmented sort uses it for its biggest segments.
+//   1. segmented_onesweep_layout_kernel     block 0 numbers the tiles of the listed segments (an exclusive scan
+//                                           of their tile counts); every block clears the digit counters;
+//   2. segmented_onesweep_histogram_kernel  a persistent grid, each block a run of consecutive tiles, counts the
+//      digits of every pass of each segment (one read of the keys; counts flushed when the segment changes),
+//      notes each tile's segment, clears the first pass's look-back words and notes special float keys;
+//   3. segmented_onesweep_starts_kernel     one block a (segment, pass): each digit's first position in the
+//      segment, and whether the pass is trivial for the segment (one digit holds every key);
+//   4. segmented_onesweep_pass_kernel       one launch a pass, a persistent grid taking tile ids in order from a
+//      counter: each tile is the Onesweep pass's tile (onesweep_tile) on its segment's keys, looking back only
+//      over the tiles of its own segment; tiles of segments whose pass is trivial are copied through.
+// Every segment takes every pass, so one PingPong serves all of them; an in-place sort with an odd number of
+// passes ends with a copy (the pass kernel again, copying every tile back).
+// Bytes moved: one read of the keys for the counts, then per pass one read and one write of keys and values, as
+// Onesweep on the whole array; plus a word a tile and 1 KB a tile of look-back words.
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+
+#include "prims/block/scan.cuh"
+#include "prims/device/detail/radix_sort_common.cuh"
+#include "prims/device/detail/radix_sort_onesweep.cuh"
+#include "prims/util/launch.cuh"
+#include "prims/util/ops.cuh"
+
+namespace prims::detail {
+
+/// A segment the passes sort: where it lies and its first tile among all listed segments' tiles.
+struct OnesweepSegment {
+  size_t begin;
+  unsigned size;
+  unsigned first_tile;
+};
+
+/// The device state shared by the kernels of one segmented Onesweep sort.
+struct SegmentedOnesweepState {
+  /// The listed segments' ids (indices into the offsets) and how many there are (at most `capacity`).
+  const unsigned* ids;
+  const unsigned* count;
+  unsigned capacity;
+  /// [segment] of the list, written by the layout kernel.
+  OnesweepSegment* segments;
+  /// [tile]: the tile's segment (index into `segments`).
+  unsigned* tile_segment;
+  /// [segment][pass][digit]: digit counts, then each digit's first position in the segment.
+  unsigned* counts;
+  unsigned* starts;
+  /// [segment][pass]: whether one digit holds all of the segment's keys in that pass.
+  unsigned* trivial;
+  /// Words cleared by the layout kernel: [0] the number of tiles, [1] whether a key is special, then one tile
+  /// counter a pass and one for the copy.
+  unsigned* words;
+  /// Two buffers of [tile][digit] look-back words, for alternate passes.
+  unsigned* lookback[2];
+  int num_passes;
+};
+
+inline constexpr int kSegmentedOnesweepLayoutThreads = 1024;
+
+/// Block 0: tile numbering (exclusive scan of each segment's tiles) and the tile total. Every block: clears the
+/// counts of the segments actually listed.
+template <class Tile, class Offset>
+__global__ void __launch_bounds__(kSegmentedOnesweepLayoutThreads)
+    segmented_onesweep_layout_kernel(const Offset* __restrict__ begin_offsets, const Offset* __restrict__ end_offsets,
+                                     SegmentedOnesweepState state) {
+  using TileScan = block::Scan<unsigned, kSegmentedOnesweepLayoutThreads>;
+  __shared__ typename TileScan::TempStorage scan_storage;
+  wait_for_prior_grids();
+  allow_dependent_grids();
+  const unsigned count = *state.count < state.capacity ? *state.count : state.capacity;
+  const size_t count_words = static_cast<size_t>(count) * state.num_passes * Tile::kDigits;
+  for (size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x; i < count_words;
+       i += static_cast<size_t>(gridDim.x) * blockDim.x) {
+    state.counts[i] = 0;
+  }
+  if (blockIdx.x != 0) return;
+  unsigned carry = 0;
+  for (unsigned first = 0; first < count; first += kSegmentedOnesweepLayoutThreads) {
+    const unsigned i = first + threadIdx.x;
+    OnesweepSegment segment{0, 0, 0};
+    if (i < count) {
+      const unsigned id = state.ids[i];
+      const Offset begin = begin_offsets[id];
+      const Offset end = end_offsets[id];
+      segment.begin = static_cast<size_t>(begin);
+      segment.size = static_cast<unsigned>(static_cast<size_t>(end) - static_cast<size_t>(begin));
+    }
+    const unsigned tiles = (segment.size + Tile::kTileItems - 1) / Tile::kTileItems;
+    unsigned total = 0;
+    segment.first_tile = carry + TileScan(scan_storage).exclusive_scan(tiles, Sum{}, 0u, total);
+    if (i < count) state.segments[i] = segment;
+    carry += total;
+    __syncthreads();  // the scan storage is reused
+  }
+  if (threadIdx.x == 0) state.words[0] = carry;
+  if (threadIdx.x >= 1 && threadIdx.x < 3 + state.num_passes) state.words[threadIdx.x] = 0;
+}
+
+/// The histogram kernel's shape: one block an SM, a copy of the counters for every lane (16 for 8-byte keys, to
+/// fit 128 KB), so a warp's atomics never collide, however skewed the digits.
+template <class K>
+using SegmentedOnesweepHistogramShape = HistogramShape<1024, 1, sizeof(K) <= 4 ? 32 : 16>;
+
+/// The index of the listed segment that holds tile `tile` (the last whose first tile is at or before it).
+__device__ inline unsigned segment_of_tile(const OnesweepSegment* segments, unsigned count, unsigned tile) {
+  unsigned low = 0;
+  unsigned high = count - 1;
+  while (low < high) {
+    const unsigned middle = low + (high - low + 1) / 2;
+    if (segments[middle].first_tile <= tile) {
+      low = middle;
+    } else {
+      high = middle - 1;
+    }
+  }
+  return low;
+}
+
+template <class Policy, class Tile, class Shape, class K>
+__global__ void __launch_bounds__(Shape::threads)
+    segmented_onesweep_histogram_kernel(const K* __restrict__ keys, Order order, int begin_bit, int end_bit,
+                                        SegmentedOnesweepState state) {
+  constexpr int kThreads = Shape::threads;
+  constexpr int kCopies = Shape::copies;
+  constexpr int kDigits = Tile::kDigits;
+  extern __shared__ unsigned counters[];  // as onesweep_histogram_kernel's
+  wait_for_prior_grids();
+  allow_dependent_grids();
+  const int num_passes = state.num_passes;
+  const int counter_words = num_passes * kDigits * kCopies;
+  for (int i = threadIdx.x; i < counter_words; i += kThreads) counters[i] = 0;
+  const unsigned count = *state.count < state.capacity ? *state.count : state.capacity;
+  const unsigned num_tiles = state.words[0];
+  // This block's run of consecutive tiles.
+  const unsigned per_block = (num_tiles + gridDim.x - 1) / gridDim.x;
+  const unsigned first = blockIdx.x * per_block;
+  const unsigned last = first + per_block < num_tiles ? first + per_block : num_tiles;
+  __syncthreads();
+  if (first >= last) return;
+
+  const int lane = threadIdx.x % warp::kWarpThreads;
+  const unsigned my_counters = static_cast<unsigned>(__cvta_generic_to_shared(counters)) + (lane % kCopies) * 4u;
+  bool special = false;
+  auto flush = [&](unsigned segment) {
+    __syncthreads();
+    for (int i = threadIdx.x; i < num_passes * kDigits; i += kThreads) {
+      unsigned total = 0;
+#pragma unroll
+      for (int copy = 0; copy < kCopies; ++copy) {
+        total += counters[i * kCopies + copy];
+        counters[i * kCopies + copy] = 0;
+      }
+      if (total != 0) atomicAdd(&state.counts[static_cast<size_t>(segment) * num_passes * kDigits + i], total);
+    }
+    __syncthreads();
+  };
+
+  unsigned s = segment_of_tile(state.segments, count, first);
+  OnesweepSegment segment = state.segments[s];
+  for (unsigned tile = first; tile < last; ++tile) {
+    if (s + 1 < count && state.segments[s + 1].first_tile <= tile) {
+      flush(s);
+      do {
+        ++s;
+      } while (s + 1 < count && state.segments[s + 1].first_tile <= tile);
+      segment = state.segments[s];
+    }
+    if (threadIdx.x == 0) state.tile_segment[tile] = s;
+    if (threadIdx.x < kDigits) state.lookback[0][static_cast<size_t>(tile) * kDigits + threadIdx.x] = 0;
+    const unsigned tile_begin = (tile - segment.first_tile) * Tile::kTileItems;
+    const unsigned valid = segment.size - tile_begin < Tile::kTileItems ? segment.size - tile_begin : Tile::kTileItems;
+    const K* tile_keys = keys + segment.begin + tile_begin;
+    for (unsigned i = threadIdx.x; i < valid; i += kThreads) {
+      const K key = tile_keys[i];
+      if constexpr (RadixKey<K>::kHasSpecialKeys) special = special || RadixKey<K>::is_special(key);
+      count_pass_digits<Policy, kCopies>(my_counters, key, order, begin_bit, end_bit, num_passes);
+    }
+  }
+  flush(s);
+  if (__syncthreads_or(special) && threadIdx.x == 0) state.words[1] = 1;
+}
+
+/// Block r (and r + gridDim.x, ...) of count * num_passes rows: row (segment, pass)'s digit starts and triviality.
+template <class Tile>
+__global__ void __launch_bounds__(Tile::kDigits) segmented_onesweep_starts_kernel(SegmentedOnesweepState state) {
+  constexpr int kDigits = Tile::kDigits;
+  using DigitScan = block::Scan<unsigned, kDigits>;
+  __shared__ typename DigitScan::TempStorage storage;
+  wait_for_prior_grids();
+  allow_dependent_grids();
+  const unsigned count = *state.count < state.capacity ? *state.count : state.capacity;
+  const size_t rows = static_cast<size_t>(count) * state.num_passes;
+  for (size_t row = blockIdx.x; row < rows; row += gridDim.x) {
+    const unsigned size = state.segments[row / state.num_passes].size;
+    const size_t i = row * kDigits + threadIdx.x;
+    const unsigned digit_count = state.counts[i];
+    state.starts[i] = DigitScan(storage).exclusive_scan(digit_count, Sum{}, 0u);
+    const bool one_digit = __syncthreads_or(digit_count == size);
+    if (threadIdx.x == 0) state.trivial[row] = one_digit ? 1u : 0u;
+  }
+}
+
+/// What one launch of the pass kernel does: a pass (rank and scatter, or a copy where the segment's pass is
+/// trivial), or a copy of every tile (`copy`: the in-place sort's last step; null arrays are not copied).
+template <class K, class V>
+struct SegmentedOnesweepPass {
+  PassBuffers<K, V> buffers;
+  DigitExtractor<K> digit_of;
+  int pass;
+  bool copy;
+  unsigned* tile_counter;
+  const unsigned* lookback;
+  unsigned* next_lookback;
+};
+
+template <class Policy, class K, class V>
+__global__ void __launch_bounds__(Policy::block_threads, Policy::min_blocks_per_sm)
+    segmented_onesweep_pass_kernel(SegmentedOnesweepState state, SegmentedOnesweepPass<K, V> args) {
+  using Tile = OnesweepTile<Policy, K, V>;
+  constexpr int kTileItems = Tile::kTileItems;
+  constexpr int kDigits = Tile::kDigits;
+  static_assert(kDigits <= Tile::kThreads, "the pass kernel needs a thread per digit");
+  __shared__ typename Tile::TempStorage storage;
+  __shared__ unsigned tile_id;
+  wait_for_prior_grids();
+  allow_dependent_grids();
+  const unsigned num_tiles = state.words[0];
+  const bool special_keys = state.words[1] != 0;
+  for (;;) {
+    if (threadIdx.x == 0) tile_id = atomicAdd(args.tile_counter, 1u);
+    __syncthreads();
+    const unsigned tile = tile_id;
+    __syncthreads();  // tile_id is rewritten by the next round
+    if (tile >= num_tiles) return;
+    if (args.next_lookback != nullptr && threadIdx.x < kDigits) {
+      args.next_lookback[static_cast<size_t>(tile) * kDigits + threadIdx.x] = 0;
+    }
+    const unsigned s = state.tile_segment[tile];
+    const OnesweepSegment segment = state.segments[s];
+    const unsigned local_tile = tile - segment.first_tile;
+    const unsigned tile_begin = local_tile * kTileItems;
+    const int valid = segment.size - tile_begin < static_cast<unsigned>(kTileItems)
+                          ? static_cast<int>(segment.size - tile_begin)
+                          : kTileItems;
+    const size_t row = static_cast<size_t>(s) * state.num_passes + args.pass;
+    if (args.copy || state.trivial[row] != 0) {
+      const size_t begin = segment.begin + tile_begin;
+      if (args.buffers.keys_in != nullptr) {
+        onesweep_copy_tile<Tile>(args.buffers.keys_in + begin, args.buffers.keys_out + begin, valid);
+      }
+      if constexpr (kHasValues<V>) {
+        if (args.buffers.values_in != nullptr) {
+          onesweep_copy_tile<Tile>(args.buffers.values_in + begin, args.buffers.values_out + begin, valid);
+        }
+      }
+      continue;
+    }
+    // The segment's view of the pass: positions count from the segment's begin, tiles from its first tile.
+    PassBuffers<K, V> buffers{args.buffers.keys_in + segment.begin, args.buffers.keys_out + segment.begin, nullptr,
+                              nullptr};
+    if constexpr (kHasValues<V>) {
+      buffers.values_in = args.buffers.values_in + segment.begin;
+      buffers.values_out = args.buffers.values_out + segment.begin;
+    }
+    const OnesweepPass<K, V> pass{buffers,
+                                  segment.size,
+                                  args.digit_of,
+                                  state.starts + row * kDigits,
+                                  nullptr,
+                                  nullptr,
+                                  nullptr,
+                                  const_cast<unsigned*>(args.lookback) + static_cast<size_t>(segment.first_tile) * kDigits,
+                                  nullptr};
+    if (valid == kTileItems && (!RadixKey<K>::kHasSpecialKeys || !special_keys)) {
+      onesweep_tile<Policy, K, V, true>(pass, storage, local_tile, kTileItems);
+    } else {
+      onesweep_tile<Policy, K, V, false>(pass, storage, local_tile, valid);
+    }
+    __syncthreads();  // the tile storage is reused
+  }
+}
+
+/// The temporary storage of a segmented Onesweep sort of up to `capacity` segments holding up to n keys, in
+/// the order segmented_onesweep_sort takes the parts.
+template <class K, class V, class Policy = OnesweepPolicy<K, V>>
+struct SegmentedOnesweepStorage {
+  using Tile = OnesweepTile<Policy, K, V>;
+  static constexpr int kParts = 7;
+
+  static void sizes(size_t n, unsigned capacity, int num_passes, size_t (&bytes)[kParts]) {
+    const size_t rows = static_cast<size_t>(capacity) * num_passes;
+    const size_t max_tiles = capacity == 0 ? 0 : n / Tile::kTileItems + capacity;
+    bytes[0] = capacity * sizeof(OnesweepSegment);
+    bytes[1] = max_tiles * sizeof(unsigned);
+    bytes[2] = rows * Tile::kDigits * sizeof(unsigned);
+    bytes[3] = rows * Tile::kDigits * sizeof(unsigned);
+    bytes[4] = rows * sizeof(unsigned);
+    bytes[5] = capacity == 0 ? 0 : (3 + num_passes) * sizeof(unsigned);
+    bytes[6] = 2 * max_tiles * Tile::kDigits * sizeof(unsigned);
+  }
+
+  static SegmentedOnesweepState state(void* const (&parts)[kParts], size_t n, unsigned capacity, int num_passes,
+                                      const unsigned* ids, const unsigned* count) {
+    const size_t max_tiles = capacity == 0 ? 0 : n / Tile::kTileItems + capacity;
+    unsigned* lookback = static_cast<unsigned*>(parts[6]);
+    return {ids,
+            count,
+            capacity,
+            static_cast<OnesweepSegment*>(parts[0]),
+            static_cast<unsigned*>(parts[1]),
+            static_cast<unsigned*>(parts[2]),
+            static_cast<unsigned*>(parts[3]),
+            static_cast<unsigned*>(parts[4]),
+            static_cast<unsigned*>(parts[5]),
+            {lookback, lookback + max_tiles * Tile::kDigits},
+            num_passes};
+  }
+};
+
+/// Sorts every listed segment (each of fewer than kOnesweepMaxItems keys) on [begin_bit, end_bit), ping-ponging
+/// with the alternate buffers (n items each; none for NoValues) so that the result lands in io's outputs.
+/// Nothing synchronizes the host: the list's length stays on the device, and the grids are persistent.
+template <class K, class V, class Offset, class Policy = OnesweepPolicy<K, V>>
+cudaError_t segmented_onesweep_sort(SegmentedOnesweepState state, PassBuffers<K, V> io,
+                                    const Offset* begin_offsets, const Offset* end_offsets, Order order,
+                                    int begin_bit, int end_bit, K* alternate_keys, V* alternate_values,
+                                    cudaStream_t stream) {
+  using Tile = OnesweepTile<Policy, K, V>;
+  using Shape = SegmentedOnesweepHistogramShape<K>;
+  if (state.capacity == 0) return cudaSuccess;
+  const int num_passes = state.num_passes;
+  int multiprocessors = 0;
+  PRIMS_TRY(multiprocessor_count(multiprocessors));
+  PRIMS_TRY(launch(segmented_onesweep_layout_kernel<Tile, Offset>, static_cast<unsigned>(multiprocessors),
+                   kSegmentedOnesweepLayoutThreads, 0, stream, begin_offsets, end_offsets, state));
+  PRIMS_TRY(launch_persistent(segmented_onesweep_histogram_kernel<Policy, Tile, Shape, K>,
+                              static_cast<size_t>(multiprocessors) * Shape::blocks_per_sm, Shape::threads,
+                              static_cast<size_t>(num_passes) * Tile::kDigits * Shape::copies * sizeof(unsigned),
+                              stream, io.keys_in, order, begin_bit, end_bit, state));
+  PRIMS_TRY(launch_persistent(segmented_onesweep_starts_kernel<Tile>, static_cast<size_t>(state.capacity) * num_passes,
+                              Tile::kDigits, 0, stream, state));
+
+  const PingPong<K> keys(io.keys_in, io.keys_out, alternate_keys, num_passes);
+  const PingPong<V> values(io.values_in, io.values_out, alternate_values, num_passes);
+  // The passes go through every tile: their grids are as many blocks as fit.
+  auto run = [&](SegmentedOnesweepPass<K, V> pass) {
+    return launch_persistent(segmented_onesweep_pass_kernel<Policy, K, V>, ~size_t{0}, Policy::block_threads, 0,
+                             stream, state, pass);
+  };
+  for (int pass = 0; pass < num_passes; ++pass) {
+    PassBuffers<K, V> buffers{keys.source(pass), keys.destination(pass), nullptr, nullptr};
+    if constexpr (kHasValues<V>) buffers = {keys.source(pass), keys.destination(pass), values.source(pass),
+                                             values.destination(pass)};
+    PRIMS_TRY(run({buffers, pass_digit<K>(order, begin_bit, end_bit, Policy::radix_bits, pass), pass, false,
+                   state.words + 2 + pass, state.lookback[pass % 2],
+                   pass + 1 < num_passes ? state.lookback[(pass + 1) % 2] : nullptr}));
+  }
+  // What did not end in the outputs: everything when there is no pass (unless in place), or an odd number of
+  // passes in place.
+  PassBuffers<K, V> copy{nullptr, nullptr, nullptr, nullptr};
+  if (num_passes == 0 ? io.keys_in != io.keys_out : keys.ends_in_alternate()) {
+    copy.keys_in = num_passes == 0 ? io.keys_in : alternate_keys;
+    copy.keys_out = io.keys_out;
+  }
+  if constexpr (kHasValues<V>) {
+    if (num_passes == 0 ? io.values_in != io.values_out : values.ends_in_alternate()) {
+      copy.values_in = num_passes == 0 ? io.values_in : alternate_values;
+      copy.values_out = io.values_out;
+    }
+  }
+  if (copy.keys_in == nullptr && copy.values_in == nullptr) return cudaSuccess;
+  return run({copy, pass_digit<K>(order, begin_bit, end_bit, Policy::radix_bits, 0), 0, true,
+              state.words + 2 + num_passes, nullptr, nullptr});
+}
+
+}  // namespace prims::detail
