@@ -30,7 +30,7 @@ struct Shape {
   int log2_segment_items;
 };
 
-constexpr Shape kShapes[] = {{20, 6}, {8, 20}, {22, 4}, {18, 8}, {14, 12}, {10, 16}};
+constexpr Shape kShapes[] = {{20, 6}, {8, 20}, {22, 4}, {18, 8}, {14, 12}, {12, 14}, {10, 16}, {4, 24}};
 
 /// The buffers at the largest size: pristine keys and values, and one output per contender.
 struct Buffers {

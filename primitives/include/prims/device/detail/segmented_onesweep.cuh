@@ -127,6 +127,7 @@ __global__ void __launch_bounds__(Shape::threads)
   constexpr int kThreads = Shape::threads;
   constexpr int kCopies = Shape::copies;
   constexpr int kDigits = Tile::kDigits;
+  constexpr int kBatch = 8;
   extern __shared__ unsigned counters[];  // as onesweep_histogram_kernel's
   wait_for_prior_grids();
   allow_dependent_grids();
@@ -174,10 +175,21 @@ __global__ void __launch_bounds__(Shape::threads)
     const unsigned tile_begin = (tile - segment.first_tile) * Tile::kTileItems;
     const unsigned valid = segment.size - tile_begin < Tile::kTileItems ? segment.size - tile_begin : Tile::kTileItems;
     const K* tile_keys = keys + segment.begin + tile_begin;
-    for (unsigned i = threadIdx.x; i < valid; i += kThreads) {
-      const K key = tile_keys[i];
-      if constexpr (RadixKey<K>::kHasSpecialKeys) special = special || RadixKey<K>::is_special(key);
-      count_pass_digits<Policy, kCopies>(my_counters, key, order, begin_bit, end_bit, num_passes);
+    // kBatch loads in flight a thread before any is counted.
+    for (unsigned batch = 0; batch < valid; batch += kThreads * kBatch) {
+      K batch_keys[kBatch];
+#pragma unroll
+      for (int k = 0; k < kBatch; ++k) {
+        const unsigned i = batch + k * kThreads + threadIdx.x;
+        if (i < valid) batch_keys[k] = tile_keys[i];
+      }
+#pragma unroll
+      for (int k = 0; k < kBatch; ++k) {
+        if (batch + k * kThreads + threadIdx.x < valid) {
+          if constexpr (RadixKey<K>::kHasSpecialKeys) special = special || RadixKey<K>::is_special(batch_keys[k]);
+          count_pass_digits<Policy, kCopies>(my_counters, batch_keys[k], order, begin_bit, end_bit, num_passes);
+        }
+      }
     }
   }
   flush(s);

@@ -1,8 +1,9 @@
 #pragma once
 // The segmented radix sort's policy, kernels and dispatcher (device/segmented_radix_sort.cuh is the API).
 //
-// Every segment is sorted by one block, in one of five size classes, so no host synchronization is needed and the
-// offsets never leave the device. T is the policy's tile (256 threads x 16 keys of up to 4 bytes: 4096; 2048 for
+// Every segment up to 2^15 keys is sorted by one block, in one of six size classes; bigger ones by Onesweep passes
+// shared by all of them (segmented_onesweep.cuh). No host synchronization is needed and the offsets never leave the
+// device. T is the policy's tile (256 threads x 16 keys of up to 4 bytes: 4096; 2048 for
 // 8-byte items, 1024 for 16-byte values).
 //   1. segmented_classify_kernel   one thread a segment reads its two offsets and appends the segment's id to
 //      the list of its class (one atomic a class for each block and round; empty segments go nowhere):
@@ -11,7 +12,8 @@
 //        packed16  .. T/16 keys      packed 16 to a tile
 //        packed4   .. T/4 keys       packed 4 to a tile
 //        tile      .. T keys         one to a tile
-//        large     more than T keys
+//        large     more than T keys, up to onesweep_min_items (2^15), or 2^30 and more
+//        onesweep  more than onesweep_min_items and fewer than 2^30 keys
 //   2. segmented_counting_kernel, one launch for each of the tiny and counted classes, whose lists hold each
 //      segment's begin and size (not its id), so blocks read no offsets. A block takes groups of its list (up to
 //      2048 keys each, by striding: the grid is one wave) and packs their keys' sort bits one segment after
@@ -35,6 +37,10 @@
 //      offsets carried from tile to tile, so the pass is stable. Passes ping-pong between keys_out and a buffer in
 //      the temporary storage (PingPong, per segment, for the passes it needs), so the last lands in keys_out; in
 //      place with an odd number of passes, the block copies its segment back.
+//   5. segmented_onesweep_sort   the onesweep class: every pass is one persistent launch over all tiles of all
+//      its segments, each tile ranked and scattered by the Onesweep pass's tile code with look-back inside its own
+//      segment, so a few big segments use the whole GPU (2^8 segments of 2^20 u32 keys: 6.3 ms; 10.4 with one
+//      block a segment).
 // Bytes moved: counted, packed and tile classes read and write each key (and value) once, plus 8 or 16 bytes of
 // offsets and 4 (8 for counted segments) bytes of list a segment. A large segment costs one read of its keys for
 // the histogram, then per non-trivial pass one read and one write of keys and values, plus one copy when in place
@@ -86,7 +92,9 @@ struct SegmentedSortPolicySm90 {
   static constexpr int packed4_slot_items = tile_items / 4;
   /// Segments of more than onesweep_min_items keys (and fewer than kOnesweepMaxItems) are sorted by Onesweep
   /// passes shared by all of them (segmented_onesweep.cuh), many blocks a segment; smaller large ones by one block.
-  static constexpr size_t onesweep_min_items = size_t{1} << 16;
+  /// Measured on the H100 (2^26 u32 keys): segments of 2^14 keys take 1713 us one block each and 2086 by the
+  /// shared passes, segments of 2^16 keys 2588 and 1798.
+  static constexpr size_t onesweep_min_items = size_t{1} << 15;
 };
 
 /// The policy for the architecture the library is built for; one entry today.
