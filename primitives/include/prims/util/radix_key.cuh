@@ -132,6 +132,9 @@ struct DigitExtractor {
   int shift;
   unsigned mask;
 
+  /// The empty digit (no bits): always 0.
+  PRIMS_HOST_DEVICE DigitExtractor() : flip(0), shift(0), mask(0) {}
+
   PRIMS_HOST_DEVICE DigitExtractor(Order order, int shift_, int num_bits)
       : flip(order == Order::Descending ? static_cast<unsigned>((std::uint64_t{1} << num_bits) - 1) : 0u),
         shift(shift_),

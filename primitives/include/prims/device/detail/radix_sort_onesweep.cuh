@@ -111,23 +111,37 @@ inline constexpr unsigned kLookbackInclusive = 2u << 30;
 /// The most keys Onesweep sorts: every count fits in a look-back word's 30 bits.
 inline constexpr size_t kOnesweepMaxItems = kLookbackValueMask;
 
-/// Counts a key's digit of every pass in shared-memory counters laid out as counts[(pass * digits + digit) *
-/// COPIES + copy]; `my_counts` is the shared-window address of this lane's copy (lane % COPIES).
+/// Counts keys' digits of every pass in shared-memory counters laid out as counts[(pass * digits + digit) *
+/// COPIES + copy]; `my_counts` is the shared-window address of this lane's copy (lane % COPIES). The passes'
+/// digit extractors are made once, not once a key.
 template <class Policy, int COPIES, class K>
-__device__ __forceinline__ void count_pass_digits(unsigned my_counts, K key, Order order, int begin_bit, int end_bit,
-                                                  int num_passes) {
-  constexpr int kDigits = 1 << Policy::radix_bits;
-  constexpr int kMaxPasses = radix_passes(0, RadixKey<K>::kBits, Policy::radix_bits);
-  const auto bits = RadixKey<K>::ordered_bits(key);
+struct PassDigitCounter {
+  static constexpr int kDigits = 1 << Policy::radix_bits;
+  static constexpr int kMaxPasses = radix_passes(0, RadixKey<K>::kBits, Policy::radix_bits);
+  DigitExtractor<K> digits[kMaxPasses];
+  int num_passes;
+  unsigned my_counts;
+
+  __device__ PassDigitCounter(Order order, int begin_bit, int end_bit, unsigned my_counts_)
+      : num_passes(radix_passes(begin_bit, end_bit, Policy::radix_bits)), my_counts(my_counts_) {
 #pragma unroll
-  for (int pass = 0; pass < kMaxPasses; ++pass) {
-    if (pass < num_passes) {
-      const unsigned digit = pass_digit<K>(order, begin_bit, end_bit, Policy::radix_bits, pass).of_bits(bits);
-      asm volatile("red.shared.add.u32 [%0], 1;" : : "r"(my_counts + (pass * kDigits + digit) * COPIES * 4u)
-                   : "memory");
+    for (int pass = 0; pass < kMaxPasses; ++pass) {
+      if (pass < num_passes) digits[pass] = pass_digit<K>(order, begin_bit, end_bit, Policy::radix_bits, pass);
     }
   }
-}
+
+  __device__ __forceinline__ void count(K key) const {
+    const auto bits = RadixKey<K>::ordered_bits(key);
+#pragma unroll
+    for (int pass = 0; pass < kMaxPasses; ++pass) {
+      if (pass < num_passes) {
+        const unsigned digit = digits[pass].of_bits(bits);
+        asm volatile("red.shared.add.u32 [%0], 1;" : : "r"(my_counts + (pass * kDigits + digit) * COPIES * 4u)
+                     : "memory");
+      }
+    }
+  }
+};
 
 template <class Policy, class Shape, class K>
 __global__ void __launch_bounds__(Shape::threads)
@@ -163,9 +177,10 @@ __global__ void __launch_bounds__(Shape::threads)
   const unsigned my_counts =
       static_cast<unsigned>(__cvta_generic_to_shared(counts)) + (lane % kCopies) * 4u;
   bool special = false;
+  const PassDigitCounter<Policy, kCopies, K> counter(order, begin_bit, end_bit, my_counts);
   auto count_key = [&](K key) {
     if constexpr (RadixKey<K>::kHasSpecialKeys) special = special || RadixKey<K>::is_special(key);
-    count_pass_digits<Policy, kCopies>(my_counts, key, order, begin_bit, end_bit, num_passes);
+    counter.count(key);
   };
 
   // Keys are read 16 bytes at a time from the first 16-byte boundary on; block 0 counts the keys before it.

@@ -6,9 +6,11 @@
 //                                           of their tile counts); every block clears the digit counters;
 //   2. segmented_onesweep_histogram_kernel  a persistent grid, each block a run of consecutive tiles, counts the
 //      digits of every pass of each segment (one read of the keys; counts flushed when the segment changes),
-//      notes each tile's segment, clears the first pass's look-back words and notes special float keys;
-//   3. segmented_onesweep_starts_kernel     one block a (segment, pass): each digit's first position in the
-//      segment, and whether the pass is trivial for the segment (one digit holds every key);
+//      writes each tile's record (its segment), clears the first pass's look-back words and notes special float
+//      keys;
+//   3. segmented_onesweep_starts_kernel     one block a segment: each digit's first position in the segment in
+//      every pass, and the passes that are trivial for the segment (one digit holds every key), noted in the
+//      records of its tiles, so that a pass block reads one record between its tile id and its keys;
 //   4. segmented_onesweep_pass_kernel       one launch a pass, a persistent grid taking tile ids in order from a
 //      counter: each tile is the Onesweep pass's tile (onesweep_tile) on its segment's keys, looking back only
 //      over the tiles of its own segment; tiles of segments whose pass is trivial are copied through.
@@ -36,6 +38,14 @@ struct OnesweepSegment {
   unsigned first_tile;
 };
 
+/// A tile as the pass kernel reads it, in one record: its segment and the passes that are trivial for the segment
+/// (one digit holds all its keys), so a block has one read between taking a tile id and loading its keys.
+struct OnesweepTileInfo {
+  OnesweepSegment range;
+  unsigned segment;
+  unsigned trivial_passes;  // bit p: pass p is trivial
+};
+
 /// The device state shared by the kernels of one segmented Onesweep sort.
 struct SegmentedOnesweepState {
   /// The listed segments' ids (indices into the offsets) and how many there are (at most `capacity`).
@@ -44,13 +54,11 @@ struct SegmentedOnesweepState {
   unsigned capacity;
   /// [segment] of the list, written by the layout kernel.
   OnesweepSegment* segments;
-  /// [tile]: the tile's segment (index into `segments`).
-  unsigned* tile_segment;
+  /// [tile]: the tile's segment; the trivial passes are filled in by the starts kernel.
+  OnesweepTileInfo* tiles;
   /// [segment][pass][digit]: digit counts, then each digit's first position in the segment.
   unsigned* counts;
   unsigned* starts;
-  /// [segment][pass]: whether one digit holds all of the segment's keys in that pass.
-  unsigned* trivial;
   /// Words cleared by the layout kernel: [0] the number of tiles, [1] whether a key is special, then one tile
   /// counter a pass and one for the copy.
   unsigned* words;
@@ -144,7 +152,9 @@ __global__ void __launch_bounds__(Shape::threads)
   if (first >= last) return;
 
   const int lane = threadIdx.x % warp::kWarpThreads;
-  const unsigned my_counters = static_cast<unsigned>(__cvta_generic_to_shared(counters)) + (lane % kCopies) * 4u;
+  const PassDigitCounter<Policy, kCopies, K> counter(
+      order, begin_bit, end_bit,
+      static_cast<unsigned>(__cvta_generic_to_shared(counters)) + (lane % kCopies) * 4u);
   bool special = false;
   auto flush = [&](unsigned segment) {
     __syncthreads();
@@ -170,7 +180,7 @@ __global__ void __launch_bounds__(Shape::threads)
       } while (s + 1 < count && state.segments[s + 1].first_tile <= tile);
       segment = state.segments[s];
     }
-    if (threadIdx.x == 0) state.tile_segment[tile] = s;
+    if (threadIdx.x == 0) state.tiles[tile] = {segment, s, 0u};
     if (threadIdx.x < kDigits) state.lookback[0][static_cast<size_t>(tile) * kDigits + threadIdx.x] = 0;
     const unsigned tile_begin = (tile - segment.first_tile) * Tile::kTileItems;
     const unsigned valid = segment.size - tile_begin < Tile::kTileItems ? segment.size - tile_begin : Tile::kTileItems;
@@ -187,7 +197,7 @@ __global__ void __launch_bounds__(Shape::threads)
       for (int k = 0; k < kBatch; ++k) {
         if (batch + k * kThreads + threadIdx.x < valid) {
           if constexpr (RadixKey<K>::kHasSpecialKeys) special = special || RadixKey<K>::is_special(batch_keys[k]);
-          count_pass_digits<Policy, kCopies>(my_counters, batch_keys[k], order, begin_bit, end_bit, num_passes);
+          counter.count(batch_keys[k]);
         }
       }
     }
@@ -196,7 +206,8 @@ __global__ void __launch_bounds__(Shape::threads)
   if (__syncthreads_or(special) && threadIdx.x == 0) state.words[1] = 1;
 }
 
-/// Block r (and r + gridDim.x, ...) of count * num_passes rows: row (segment, pass)'s digit starts and triviality.
+/// Block s (and s + gridDim.x, ...): segment s's digit starts in every pass, and which passes are trivial for it,
+/// noted in each of its tiles' records.
 template <class Tile>
 __global__ void __launch_bounds__(Tile::kDigits) segmented_onesweep_starts_kernel(SegmentedOnesweepState state) {
   constexpr int kDigits = Tile::kDigits;
@@ -205,14 +216,17 @@ __global__ void __launch_bounds__(Tile::kDigits) segmented_onesweep_starts_kerne
   wait_for_prior_grids();
   allow_dependent_grids();
   const unsigned count = *state.count < state.capacity ? *state.count : state.capacity;
-  const size_t rows = static_cast<size_t>(count) * state.num_passes;
-  for (size_t row = blockIdx.x; row < rows; row += gridDim.x) {
-    const unsigned size = state.segments[row / state.num_passes].size;
-    const size_t i = row * kDigits + threadIdx.x;
-    const unsigned digit_count = state.counts[i];
-    state.starts[i] = DigitScan(storage).exclusive_scan(digit_count, Sum{}, 0u);
-    const bool one_digit = __syncthreads_or(digit_count == size);
-    if (threadIdx.x == 0) state.trivial[row] = one_digit ? 1u : 0u;
+  for (unsigned s = blockIdx.x; s < count; s += gridDim.x) {
+    const OnesweepSegment segment = state.segments[s];
+    unsigned trivial_passes = 0;
+    for (int pass = 0; pass < state.num_passes; ++pass) {
+      const size_t i = (static_cast<size_t>(s) * state.num_passes + pass) * kDigits + threadIdx.x;
+      const unsigned digit_count = state.counts[i];
+      state.starts[i] = DigitScan(storage).exclusive_scan(digit_count, Sum{}, 0u);
+      if (__syncthreads_or(digit_count == segment.size)) trivial_passes |= 1u << pass;
+    }
+    const unsigned tiles = (segment.size + Tile::kTileItems - 1) / Tile::kTileItems;
+    for (unsigned t = threadIdx.x; t < tiles; t += kDigits) state.tiles[segment.first_tile + t].trivial_passes = trivial_passes;
   }
 }
 
@@ -251,15 +265,16 @@ __global__ void __launch_bounds__(Policy::block_threads, Policy::min_blocks_per_
     if (args.next_lookback != nullptr && threadIdx.x < kDigits) {
       args.next_lookback[static_cast<size_t>(tile) * kDigits + threadIdx.x] = 0;
     }
-    const unsigned s = state.tile_segment[tile];
-    const OnesweepSegment segment = state.segments[s];
+    const OnesweepTileInfo info = state.tiles[tile];
+    const unsigned s = info.segment;
+    const OnesweepSegment segment = info.range;
     const unsigned local_tile = tile - segment.first_tile;
     const unsigned tile_begin = local_tile * kTileItems;
     const int valid = segment.size - tile_begin < static_cast<unsigned>(kTileItems)
                           ? static_cast<int>(segment.size - tile_begin)
                           : kTileItems;
     const size_t row = static_cast<size_t>(s) * state.num_passes + args.pass;
-    if (args.copy || state.trivial[row] != 0) {
+    if (args.copy || (info.trivial_passes >> args.pass & 1u) != 0) {
       const size_t begin = segment.begin + tile_begin;
       if (args.buffers.keys_in != nullptr) {
         onesweep_copy_tile<Tile>(args.buffers.keys_in + begin, args.buffers.keys_out + begin, valid);
@@ -301,33 +316,31 @@ __global__ void __launch_bounds__(Policy::block_threads, Policy::min_blocks_per_
 template <class K, class V, class Policy = OnesweepPolicy<K, V>>
 struct SegmentedOnesweepStorage {
   using Tile = OnesweepTile<Policy, K, V>;
-  static constexpr int kParts = 7;
+  static constexpr int kParts = 6;
 
   static void sizes(size_t n, unsigned capacity, int num_passes, size_t (&bytes)[kParts]) {
     const size_t rows = static_cast<size_t>(capacity) * num_passes;
     const size_t max_tiles = capacity == 0 ? 0 : n / Tile::kTileItems + capacity;
     bytes[0] = capacity * sizeof(OnesweepSegment);
-    bytes[1] = max_tiles * sizeof(unsigned);
+    bytes[1] = max_tiles * sizeof(OnesweepTileInfo);
     bytes[2] = rows * Tile::kDigits * sizeof(unsigned);
     bytes[3] = rows * Tile::kDigits * sizeof(unsigned);
-    bytes[4] = rows * sizeof(unsigned);
-    bytes[5] = capacity == 0 ? 0 : (3 + num_passes) * sizeof(unsigned);
-    bytes[6] = 2 * max_tiles * Tile::kDigits * sizeof(unsigned);
+    bytes[4] = capacity == 0 ? 0 : (3 + num_passes) * sizeof(unsigned);
+    bytes[5] = 2 * max_tiles * Tile::kDigits * sizeof(unsigned);
   }
 
   static SegmentedOnesweepState state(void* const (&parts)[kParts], size_t n, unsigned capacity, int num_passes,
                                       const unsigned* ids, const unsigned* count) {
     const size_t max_tiles = capacity == 0 ? 0 : n / Tile::kTileItems + capacity;
-    unsigned* lookback = static_cast<unsigned*>(parts[6]);
+    unsigned* lookback = static_cast<unsigned*>(parts[5]);
     return {ids,
             count,
             capacity,
             static_cast<OnesweepSegment*>(parts[0]),
-            static_cast<unsigned*>(parts[1]),
+            static_cast<OnesweepTileInfo*>(parts[1]),
             static_cast<unsigned*>(parts[2]),
             static_cast<unsigned*>(parts[3]),
             static_cast<unsigned*>(parts[4]),
-            static_cast<unsigned*>(parts[5]),
             {lookback, lookback + max_tiles * Tile::kDigits},
             num_passes};
   }
@@ -353,8 +366,8 @@ cudaError_t segmented_onesweep_sort(SegmentedOnesweepState state, PassBuffers<K,
                               static_cast<size_t>(multiprocessors) * Shape::blocks_per_sm, Shape::threads,
                               static_cast<size_t>(num_passes) * Tile::kDigits * Shape::copies * sizeof(unsigned),
                               stream, io.keys_in, order, begin_bit, end_bit, state));
-  PRIMS_TRY(launch_persistent(segmented_onesweep_starts_kernel<Tile>, static_cast<size_t>(state.capacity) * num_passes,
-                              Tile::kDigits, 0, stream, state));
+  PRIMS_TRY(launch_persistent(segmented_onesweep_starts_kernel<Tile>, state.capacity, Tile::kDigits, 0, stream,
+                              state));
 
   const PingPong<K> keys(io.keys_in, io.keys_out, alternate_keys, num_passes);
   const PingPong<V> values(io.values_in, io.values_out, alternate_values, num_passes);
