@@ -92,9 +92,9 @@ struct SegmentedSortPolicySm90 {
   static constexpr int packed4_slot_items = tile_items / 4;
   /// Segments of more than onesweep_min_items keys (and fewer than kOnesweepMaxItems) are sorted by Onesweep
   /// passes shared by all of them (segmented_onesweep.cuh), many blocks a segment; smaller large ones by one block.
-  /// Measured on the H100 (2^26 u32 keys): segments of 2^14 keys take 1713 us one block each and 2086 by the
-  /// shared passes, segments of 2^16 keys 2588 and 1798.
-  static constexpr size_t onesweep_min_items = size_t{1} << 15;
+  /// Measured on the H100 (2^26 u32 keys, or pairs): segments of 2^14 keys take 1690 us one block each and 1918 by
+  /// the shared passes (pairs 4034 and 3781), segments of 2^16 keys 2588 and 1723 (pairs 4382 and 3181).
+  static constexpr size_t onesweep_min_items = kHasValues<V> ? size_t{1} << 13 : size_t{1} << 15;
 };
 
 /// The policy for the architecture the library is built for; one entry today.
