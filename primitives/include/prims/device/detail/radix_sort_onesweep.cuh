@@ -376,7 +376,8 @@ __global__ void __launch_bounds__(Policy::block_threads, Policy::min_blocks_per_
   }
   if (*pass.trivial != 0) {
     const unsigned begin = blockIdx.x * kTileItems;
-    const int valid = pass.n - begin < static_cast<unsigned>(kTileItems) ? static_cast<int>(pass.n - begin) : kTileItems;
+    const int valid =
+        pass.n - begin < static_cast<unsigned>(kTileItems) ? static_cast<int>(pass.n - begin) : kTileItems;
     onesweep_copy_tile<Tile>(pass.buffers.keys_in + begin, pass.buffers.keys_out + begin, valid);
     if constexpr (kHasValues<V>) {
       onesweep_copy_tile<Tile>(pass.buffers.values_in + begin, pass.buffers.values_out + begin, valid);

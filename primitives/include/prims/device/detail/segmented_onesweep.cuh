@@ -226,7 +226,9 @@ __global__ void __launch_bounds__(Tile::kDigits) segmented_onesweep_starts_kerne
       if (__syncthreads_or(digit_count == segment.size)) trivial_passes |= 1u << pass;
     }
     const unsigned tiles = (segment.size + Tile::kTileItems - 1) / Tile::kTileItems;
-    for (unsigned t = threadIdx.x; t < tiles; t += kDigits) state.tiles[segment.first_tile + t].trivial_passes = trivial_passes;
+    for (unsigned t = threadIdx.x; t < tiles; t += kDigits) {
+      state.tiles[segment.first_tile + t].trivial_passes = trivial_passes;
+    }
   }
 }
 
@@ -239,7 +241,7 @@ struct SegmentedOnesweepPass {
   int pass;
   bool copy;
   unsigned* tile_counter;
-  const unsigned* lookback;
+  unsigned* lookback;
   unsigned* next_lookback;
 };
 
@@ -293,15 +295,10 @@ __global__ void __launch_bounds__(Policy::block_threads, Policy::min_blocks_per_
       buffers.values_in = args.buffers.values_in + segment.begin;
       buffers.values_out = args.buffers.values_out + segment.begin;
     }
-    const OnesweepPass<K, V> pass{buffers,
-                                  segment.size,
-                                  args.digit_of,
-                                  state.starts + row * kDigits,
-                                  nullptr,
-                                  nullptr,
-                                  nullptr,
-                                  const_cast<unsigned*>(args.lookback) + static_cast<size_t>(segment.first_tile) * kDigits,
-                                  nullptr};
+    unsigned* lookback = args.lookback + static_cast<size_t>(segment.first_tile) * kDigits;
+    const OnesweepPass<K, V> pass{
+        buffers, segment.size, args.digit_of, state.starts + row * kDigits, nullptr, nullptr, nullptr, lookback,
+        nullptr};
     if (valid == kTileItems && (!RadixKey<K>::kHasSpecialKeys || !special_keys)) {
       onesweep_tile<Policy, K, V, true>(pass, storage, local_tile, kTileItems);
     } else {
