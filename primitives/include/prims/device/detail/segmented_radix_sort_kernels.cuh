@@ -1,9 +1,9 @@
 #pragma once
 // The segmented radix sort's policy, kernels and dispatcher (device/segmented_radix_sort.cuh is the API).
 //
-// Every segment up to 2^15 keys is sorted by one block, in one of six size classes; bigger ones by Onesweep passes
-// shared by all of them (segmented_onesweep.cuh). No host synchronization is needed and the offsets never leave the
-// device. T is the policy's tile (256 threads x 16 keys of up to 4 bytes: 4096; 2048 for
+// Every segment up to 2^15 keys (2^13 with values) is sorted by one block, in one of six size classes; bigger ones
+// by Onesweep passes shared by all of them (segmented_onesweep.cuh). No host synchronization is needed and the
+// offsets never leave the device. T is the policy's tile (256 threads x 16 keys of up to 4 bytes: 4096; 2048 for
 // 8-byte items, 1024 for 16-byte values).
 //   1. segmented_classify_kernel   one thread a segment reads its two offsets and appends the segment's id to
 //      the list of its class (one atomic a class for each block and round; empty segments go nowhere):
