@@ -1,7 +1,7 @@
 // prims::device::radix_sort_keys and radix_sort_pairs, both algorithms, against a CPU stable sort on the ordered
 // key bits (sort_reference.cuh), compared bitwise: every key type, both orders, stability of pairs, value types
-// of 1 to 16 bytes, bit ranges, sizes around every tile edge, in place, key distributions, special floats, and
-// 2^28 keys validated on the GPU. Outputs are poisoned before every run.
+// of 1 to 16 bytes, bit ranges, sizes around every tile edge, in place, key distributions, special floats,
+// Onesweep's look-back portions, and up to 2^32 + 5 keys validated on the GPU. Outputs are poisoned before every run.
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
@@ -49,9 +49,10 @@ struct SortCase {
   bool in_place = false;
 };
 
-/// Sorts `keys` (and `values`, when given) on the GPU and checks against the reference, bitwise.
-template <RadixSortAlgorithm ALGORITHM, class K, class V = uint32_t>
-void check_sort(const std::vector<K>& keys, const std::vector<V>* values, SortCase c) {
+/// Sorts `keys` (and `values`, when given) on the GPU with `sort(temp, bytes, io, n, order, begin_bit, end_bit)`
+/// and checks against the reference, bitwise.
+template <class K, class V, class Sort>
+void check_sort_with(const std::vector<K>& keys, const std::vector<V>* values, SortCase c, Sort sort) {
   const size_t n = keys.size();
   const int end_bit = c.end_bit < 0 ? prims::RadixKey<K>::kBits : c.end_bit;
   const auto permutation = prims::test::reference_sort_permutation(keys, c.order, c.begin_bit, end_bit);
@@ -66,11 +67,11 @@ void check_sort(const std::vector<K>& keys, const std::vector<V>* values, SortCa
   V* values_dst = c.in_place ? values_in.data() : values_out.data();
   prims::test::run_two_phase([&](void* temp, size_t& bytes) {
     if (values == nullptr) {
-      return prims::device::radix_sort_keys<ALGORITHM>(temp, bytes, keys_in.data(), keys_dst, n, c.order,
-                                                       c.begin_bit, end_bit);
+      return sort(temp, bytes, detail::PassBuffers<K, detail::NoValues>{keys_in.data(), keys_dst, nullptr, nullptr},
+                  n, c.order, c.begin_bit, end_bit);
     }
-    return prims::device::radix_sort_pairs<ALGORITHM>(temp, bytes, keys_in.data(), keys_dst, values_in.data(),
-                                                      values_dst, n, c.order, c.begin_bit, end_bit);
+    return sort(temp, bytes, detail::PassBuffers<K, V>{keys_in.data(), keys_dst, values_in.data(), values_dst}, n,
+                c.order, c.begin_bit, end_bit);
   });
   const auto& got_keys = c.in_place ? keys_in : keys_out;
   const std::string where = "n = " + std::to_string(n) + ", bits [" + std::to_string(c.begin_bit) + ", " +
@@ -83,6 +84,21 @@ void check_sort(const std::vector<K>& keys, const std::vector<V>* values, SortCa
     const std::vector<V> expected = prims::test::permuted(*values, permutation);
     ASSERT_EQ(0, n == 0 ? 0 : std::memcmp(got.data(), expected.data(), n * sizeof(V))) << "values, " << where;
   }
+}
+
+/// check_sort_with through the public API and ALGORITHM.
+template <RadixSortAlgorithm ALGORITHM, class K, class V = uint32_t>
+void check_sort(const std::vector<K>& keys, const std::vector<V>* values, SortCase c) {
+  check_sort_with(keys, values, c, [](void* temp, size_t& bytes, auto io, size_t n, Order order, int begin_bit,
+                                      int end_bit) {
+    if constexpr (!detail::kHasValues<std::remove_pointer_t<decltype(io.values_out)>>) {
+      return prims::device::radix_sort_keys<ALGORITHM>(temp, bytes, io.keys_in, io.keys_out, n, order, begin_bit,
+                                                       end_bit);
+    } else {
+      return prims::device::radix_sort_pairs<ALGORITHM>(temp, bytes, io.keys_in, io.keys_out, io.values_in,
+                                                        io.values_out, n, order, begin_bit, end_bit);
+    }
+  });
 }
 
 template <class K>
@@ -153,6 +169,49 @@ TYPED_TEST(RadixSortTyped, BitRangesAndInPlace) {
         if (::testing::Test::HasFatalFailure()) return;
       }
     }
+  }
+}
+
+// ---- Onesweep's look-back portions (fewer than 2^30 keys each), crossed with few keys by a policy whose portions
+// hold three tiles and a bit.
+
+template <class K, class V>
+struct ThreeTilePortionsPolicy : detail::OnesweepPolicy<K, V> {
+  static constexpr size_t portion_max_items =
+      3 * static_cast<size_t>(detail::OnesweepTile<detail::OnesweepPolicy<K, V>, K, V>::kTileItems) + 100;
+};
+
+template <class K, class V = uint32_t>
+void check_three_tile_portions(const std::vector<K>& keys, const std::vector<V>* values, SortCase c) {
+  check_sort_with(keys, values, c, [](void* temp, size_t& bytes, auto io, size_t n, Order order, int begin_bit,
+                                      int end_bit) {
+    using IoV = std::remove_pointer_t<decltype(io.values_out)>;
+    return detail::onesweep_sort<K, IoV, ThreeTilePortionsPolicy<K, IoV>>(temp, bytes, io, n, order, begin_bit,
+                                                                           end_bit, nullptr, nullptr);
+  });
+}
+
+TYPED_TEST(RadixSortTyped, OnesweepAcrossPortions) {
+  PRIMS_REQUIRE_GPU();
+  using K = TypeParam;
+  for (size_t tiles : {3, 4, 10}) {
+    const size_t n = tiles * kOnesweepTile + 17 * (tiles - 3);  // one portion exactly, then 2 and 4 portions
+    const auto keys = random_keys<K>(n, n + sizeof(K));
+    // Three distinct keys: equal keys in every portion (stability across them) and trivial high-digit passes.
+    std::vector<K> few(n);
+    for (size_t i = 0; i < n; ++i) few[i] = static_cast<K>((i * 7) % 3);
+    const auto values = index_values<uint32_t>(n);
+    for (Order order : {Order::Ascending, Order::Descending}) {
+      check_three_tile_portions(keys, static_cast<const std::vector<uint32_t>*>(nullptr), {order});
+      check_three_tile_portions(keys, &values, {order});
+      check_three_tile_portions(few, &values, {order});
+      if (::testing::Test::HasFatalFailure()) return;
+    }
+    const int bits = prims::RadixKey<K>::kBits;
+    check_three_tile_portions(keys, &values, {Order::Ascending, bits / 4, bits - 1, true});
+    check_three_tile_portions(few, static_cast<const std::vector<uint32_t>*>(nullptr), {Order::Descending, 0, bits,
+                                                                                        true});
+    if (::testing::Test::HasFatalFailure()) return;
   }
 }
 
@@ -433,9 +492,20 @@ TEST(RadixSortLarge, Keys64Bit2To26Onesweep) {
   check_large<RadixSortAlgorithm::Onesweep, uint64_t>((size_t{1} << 26) + 1, false);
 }
 
-TEST(RadixSortLarge, BeyondOnesweepLimitRunsTileCounts) {
+// Past 2^30 keys Onesweep's look-back runs in portions; past 2^32 its positions are 64-bit.
+TEST(RadixSortLarge, Keys2To31OnesweepPortions) {
   PRIMS_REQUIRE_GPU();
-  check_large<RadixSortAlgorithm::Onesweep, uint8_t>(detail::kOnesweepMaxItems + 5, false);
+  check_large<RadixSortAlgorithm::Onesweep, uint32_t>((size_t{1} << 31) + 7, false);
+}
+
+TEST(RadixSortLarge, Pairs2To30OnesweepPortions) {
+  PRIMS_REQUIRE_GPU();
+  check_large<RadixSortAlgorithm::Onesweep, uint32_t>((size_t{1} << 30) + 3, true);
+}
+
+TEST(RadixSortLarge, KeysPast2To32Onesweep64BitPositions) {
+  PRIMS_REQUIRE_GPU();
+  check_large<RadixSortAlgorithm::Onesweep, uint8_t>((size_t{1} << 32) + 5, false);
 }
 
 }  // namespace

@@ -7,8 +7,8 @@
 // bucket 0's keys, then bucket 1's, ..., each bucket in input order; values move with their keys.
 // bucket_offsets (device memory, 2^(end_bit - begin_bit) + 1 entries) receives each bucket's first index and,
 // last, n. It is the sort's own pass, so every kernel is the sort's: Onesweep (one histogram read, one ranking pass:
-// one read and one write of the keys plus a histogram read) for large inputs, TileCounts for small ones and from
-// 2^30 keys; a template argument picks one explicitly.
+// one read and one write of the keys plus a histogram read) for large inputs, TileCounts for small ones; a
+// template argument picks one explicitly.
 // Two-phase temporary storage; launches on `stream` and never synchronizes it; returns the first CUDA error; a bit
 // range that is not inside the key or is wider than 8 bits, or null bucket_offsets, is cudaErrorInvalidValue.
 // keys_in == keys_out (and values_in == values_out) partitions in place.

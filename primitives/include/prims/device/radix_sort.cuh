@@ -10,8 +10,8 @@
 // a digit pass per `radix_bits` of the range, ping-ponging between the output and a buffer in the temporary
 // storage (keys_in is only read, unless it is keys_out):
 //   TileCounts   reduce-then-scan: per pass, tile digit counts, device::exclusive_sum, rank and scatter.
-//   Onesweep     one histogram read for all passes, then one kernel a pass with decoupled look-back (default).
-//                Inputs of 2^30 keys or more run as TileCounts.
+//   Onesweep     one histogram read for all passes, then one kernel a pass with decoupled look-back (default),
+//                any n (the look-back runs within portions of fewer than 2^30 keys).
 // Every function follows the two-phase protocol (temp == nullptr asks for temp_bytes), launches on `stream`,
 // never synchronizes it, and returns the first CUDA error; an invalid bit range is cudaErrorInvalidValue.
 
@@ -46,8 +46,8 @@ enum class RadixSortAlgorithm {
 namespace prims::detail {
 
 /// The sort with the algorithm chosen at compile time: an explicit TileCounts call compiles no Onesweep kernel.
-/// Onesweep's counts hold 30 bits, so it hands inputs of 2^30 keys or more to TileCounts. With `bucket_offsets`
-/// (one pass only: end_bit - begin_bit <= 8), also writes where each digit's keys start, then n (the partition).
+/// With `bucket_offsets` (one pass only: end_bit - begin_bit <= 8), also writes where each digit's keys start,
+/// then n (the partition).
 template <device::RadixSortAlgorithm ALGORITHM, class K, class V>
 cudaError_t radix_sort(void* temp, size_t& temp_bytes, PassBuffers<K, V> io, size_t n, Order order, int begin_bit,
                        int end_bit, size_t* bucket_offsets, cudaStream_t stream) {
@@ -58,11 +58,10 @@ cudaError_t radix_sort(void* temp, size_t& temp_bytes, PassBuffers<K, V> io, siz
     return cudaErrorInvalidValue;
   }
   if constexpr (ALGORITHM == device::RadixSortAlgorithm::Onesweep) {
-    if (n <= kOnesweepMaxItems) {
-      return onesweep_sort_for_size(temp, temp_bytes, io, n, order, begin_bit, end_bit, bucket_offsets, stream);
-    }
+    return onesweep_sort_for_size(temp, temp_bytes, io, n, order, begin_bit, end_bit, bucket_offsets, stream);
+  } else {
+    return tile_counts_sort(temp, temp_bytes, io, n, order, begin_bit, end_bit, bucket_offsets, stream);
   }
-  return tile_counts_sort(temp, temp_bytes, io, n, order, begin_bit, end_bit, bucket_offsets, stream);
 }
 
 }  // namespace prims::detail

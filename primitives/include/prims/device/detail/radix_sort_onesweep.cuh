@@ -10,9 +10,11 @@
 //      are published at once and later tiles stop waiting on this one), then looks back across earlier tiles for
 //      each digit's output position while it puts its keys into shared memory in rank order, and finally writes
 //      each digit's run with coalesced stores (SortTile of radix_sort_common.cuh, like every radix sort).
-// Look-back words pack a 2-bit state and a 30-bit count, so one pass covers fewer than 2^30 keys
-// (kOnesweepMaxItems); larger inputs go to TileCounts. Tile 0 publishes each digit's global start plus its own
-// count as an inclusive word, so a look-back ends with the digit's output position and needs no other table.
+// Look-back words pack a 2-bit state and a 30-bit count, so a pass runs over portions of fewer than 2^30 keys
+// (one portion below that), one launch a portion: a look-back counts within its portion (its first tile publishes
+// its own counts as inclusive words, so a look-back ends with the digit's position within the portion, and the
+// block adds the portion's digit start), and the portion's last tile writes the next portion's digit starts.
+// Positions are 32-bit below 2^32 keys and 64-bit from there on.
 // A trivial pass cannot reorder anything: its blocks copy their tile straight through. When no key is special
 // (RadixKey<K>::is_special: float NaNs and -0.0), full tiles compute digits on the shorter plain path.
 // Look-back words must be zero when a pass starts: pass p uses one of two buffers and clears the other one for
@@ -24,6 +26,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <limits>
 #include <optional>
 #include <type_traits>
 
@@ -35,6 +38,16 @@
 #include "prims/util/vector_load.cuh"
 
 namespace prims::detail {
+
+/// Look-back word: bits 31..30 say what bits 29..0 hold.
+inline constexpr unsigned kLookbackValueMask = (1u << 30) - 1;
+/// The tile's own count of the digit.
+inline constexpr unsigned kLookbackAggregate = 1u << 30;
+/// The digit's count over this tile and the earlier tiles of its portion (its position there after this tile).
+inline constexpr unsigned kLookbackInclusive = 2u << 30;
+
+/// The most keys of a portion: every count within it fits in a look-back word's 30 bits.
+inline constexpr size_t kOnesweepPortionMaxItems = kLookbackValueMask;
 
 /// The histogram kernel's shape: THREADS threads a block, BLOCKS_PER_SM blocks an SM, COPIES copies of the counters.
 template <int THREADS, int BLOCKS_PER_SM, int COPIES>
@@ -81,6 +94,8 @@ struct OnesweepPolicySm90 {
   /// 8-byte keys, to fit 128 KB), so a warp's atomics never collide, however skewed the digits.
   using WideHistogram = HistogramShape<1024, 1, sizeof(K) <= 4 ? 32 : 16>;
   static constexpr size_t wide_histogram_min_items = size_t{1} << 26;
+  /// Keys of a look-back portion at most (tests make it small to cross portions with few keys).
+  static constexpr size_t portion_max_items = kOnesweepPortionMaxItems;
 };
 
 /// Onesweep on Hopper for inputs of at least `min_items` keys: bigger tiles for keys-only sorts of up to 4-byte
@@ -100,16 +115,6 @@ template <class K, class V>
 using OnesweepPolicy = OnesweepPolicySm90<K, V>;
 template <class K, class V>
 using OnesweepLargePolicy = OnesweepLargePolicySm90<K, V>;
-
-/// Look-back word: bits 31..30 say what bits 29..0 hold.
-inline constexpr unsigned kLookbackValueMask = (1u << 30) - 1;
-/// The tile's own count of the digit.
-inline constexpr unsigned kLookbackAggregate = 1u << 30;
-/// The digit's output position after this tile: its global start plus its count over this and earlier tiles.
-inline constexpr unsigned kLookbackInclusive = 2u << 30;
-
-/// The most keys Onesweep sorts: every count fits in a look-back word's 30 bits.
-inline constexpr size_t kOnesweepMaxItems = kLookbackValueMask;
 
 /// Counts keys' digits of every pass in shared-memory counters laid out as counts[(pass * digits + digit) *
 /// COPIES + copy]; `my_counts` is the shared-window address of this lane's copy (lane % COPIES). The passes'
@@ -217,40 +222,52 @@ __global__ void __launch_bounds__(Shape::threads)
   }
 }
 
-/// Block p: starts[p][d] = histograms[p][0] + ... + histograms[p][d - 1]; trivial[p] = whether one digit holds
-/// all n keys.
-template <class Policy>
+/// Block p, with histograms[q][p][d] counting digit d of pass p among the input's portion q (`portion_words`
+/// apart; counts of all portions together may pass 2^32): starts[p * starts_stride + d] = histograms[*][p][0] +
+/// ... + histograms[*][p][d - 1]; trivial[p] = whether one digit holds all n keys.
+template <class Policy, class Offset>
 __global__ void __launch_bounds__(1 << Policy::radix_bits)
-    onesweep_digit_starts_kernel(const unsigned* __restrict__ histograms, unsigned* __restrict__ starts,
-                                 unsigned* __restrict__ trivial, unsigned n) {
+    onesweep_digit_starts_kernel(const unsigned* __restrict__ histograms, Offset* __restrict__ starts,
+                                 unsigned* __restrict__ trivial, Offset n, int num_portions, size_t portion_words,
+                                 size_t starts_stride) {
   constexpr int kDigits = 1 << Policy::radix_bits;
-  using DigitScan = block::Scan<unsigned, kDigits>;
+  using DigitScan = block::Scan<Offset, kDigits>;
   __shared__ typename DigitScan::TempStorage storage;
   wait_for_prior_grids();
   allow_dependent_grids();
-  const int i = blockIdx.x * kDigits + threadIdx.x;
-  const unsigned count = histograms[i];
-  starts[i] = DigitScan(storage).exclusive_scan(count, Sum{}, 0u);
+  const size_t i = blockIdx.x * kDigits + threadIdx.x;
+  Offset count = 0;
+  for (int q = 0; q < num_portions; ++q) count += histograms[q * portion_words + i];
+  starts[blockIdx.x * starts_stride + threadIdx.x] = DigitScan(storage).exclusive_scan(count, Sum{}, Offset{0});
   const bool one_digit = __syncthreads_or(count == n);
   if (threadIdx.x == 0) trivial[blockIdx.x] = one_digit ? 1u : 0u;
 }
 
-/// Everything one Onesweep pass needs; the grid has one block per tile.
-template <class K, class V>
+/// Everything one portion of an Onesweep pass needs; the grid has one block per tile of the portion. Offset holds
+/// positions (unsigned below 2^32 keys, size_t from there on).
+template <class K, class V, class Offset = unsigned>
 struct OnesweepPass {
+  /// keys_in (values_in) from the portion's first key on; keys_out (values_out) whole.
   PassBuffers<K, V> buffers;
-  unsigned n;
+  /// Where the portion's first key is in the whole input (a trivial pass copies it there) and its number of keys.
+  Offset portion_begin;
+  Offset n;
   DigitExtractor<K> digit_of;
-  /// This pass's digit starts and whether it is trivial (from kernel 2).
-  const unsigned* digit_starts;
+  /// Where the portion's keys of each digit start; the next portion's, which the portion's last tile writes (null
+  /// when no portion follows).
+  const Offset* digit_starts;
+  Offset* next_digit_starts;
+  /// Whether the pass is trivial (from kernel 2).
   const unsigned* trivial;
   /// Non-zero when some key is special (RadixKey<K>::is_special); otherwise digits take the plain path.
   const unsigned* special_keys;
   /// Hands out tile ids in the order blocks start, so a tile only ever waits for tiles already running.
   unsigned* tile_counter;
-  /// [tile][digit] look-back words of this pass (zero on entry), and the next pass's to clear (null if none).
+  /// [tile][digit] look-back words of this portion (zero on entry), and the next portion's `next_lookback_tiles`
+  /// rows to clear (null if none).
   unsigned* lookback;
   unsigned* next_lookback;
+  unsigned next_lookback_tiles;
 };
 
 using LookbackWord = cuda::atomic_ref<unsigned, cuda::thread_scope_device>;
@@ -290,9 +307,9 @@ __device__ unsigned look_back(const unsigned* lookback, unsigned tile, int digit
   }
 }
 
-/// The tile of a pass block: SortTile with 32-bit positions (Onesweep covers fewer than 2^30 keys).
-template <class Policy, class K, class V>
-using OnesweepTile = SortTile<Policy, K, V, unsigned>;
+/// The tile of a pass block.
+template <class Policy, class K, class V, class Offset = unsigned>
+using OnesweepTile = SortTile<Policy, K, V, Offset>;
 
 /// Copies the `valid` items of a tile of a trivial pass to the same place in `out` (both point at the tile).
 template <class Tile, class T>
@@ -305,21 +322,22 @@ __device__ void onesweep_copy_tile(const T* __restrict__ in, T* __restrict__ out
 /// One tile of a pass, after the block has taken its tile id. FULL: the tile holds kTileItems keys, none of them
 /// special (RadixKey<K>::is_special), so no item needs a bounds check and digits come from DigitExtractor::plain;
 /// otherwise `valid` keys (the last tile, or any tile when some float key is a NaN or -0.0) and the exact digits.
-template <class Policy, class K, class V, bool FULL>
-__device__ __forceinline__ void onesweep_tile(const OnesweepPass<K, V>& pass,
-                                              typename OnesweepTile<Policy, K, V>::TempStorage& storage,
+template <class Policy, class K, class V, bool FULL, class Offset>
+__device__ __forceinline__ void onesweep_tile(const OnesweepPass<K, V, Offset>& pass,
+                                              typename OnesweepTile<Policy, K, V, Offset>::TempStorage& storage,
                                               unsigned tile, int valid) {
-  using Tile = OnesweepTile<Policy, K, V>;
+  using Tile = OnesweepTile<Policy, K, V, Offset>;
   constexpr int kItems = Tile::kItems;
   constexpr int kTileItems = Tile::kTileItems;
   constexpr int kDigits = Tile::kDigits;
   if constexpr (FULL) valid = kTileItems;
-  const unsigned tile_begin = tile * kTileItems;
+  const Offset tile_begin = static_cast<Offset>(tile) * kTileItems;
   const bool digit_thread = threadIdx.x < kDigits;
   auto digit_of = [&](K key) { return FULL ? pass.digit_of.plain(key) : pass.digit_of(key); };
 
   // 1. Rank the tile. Each digit's count is published as soon as the ranking has it: tile 0's as the digit's
-  //    inclusive position, every other tile's as its aggregate, so later tiles stop waiting on this one.
+  //    inclusive position in the portion, every other tile's as its aggregate, so later tiles stop waiting on this
+  //    one.
   K keys[kItems];
   Tile::template load<FULL>(pass.buffers.keys_in + tile_begin, valid, keys);
   unsigned ranks[kItems];
@@ -329,9 +347,7 @@ __device__ __forceinline__ void onesweep_tile(const OnesweepPass<K, V>& pass,
   typename Tile::Rank(storage.rank)
       .rank(ranks, ranks, digit_total, digit_prefix, kTileItems - valid, [&](unsigned count) {
         LookbackWord own(pass.lookback[tile * kDigits + threadIdx.x]);
-        own.store(tile == 0 ? kLookbackInclusive | (pass.digit_starts[threadIdx.x] + count)
-                            : kLookbackAggregate | count,
-                  cuda::memory_order_relaxed);
+        own.store((tile == 0 ? kLookbackInclusive : kLookbackAggregate) | count, cuda::memory_order_relaxed);
       });
   __syncthreads();
 
@@ -341,13 +357,17 @@ __device__ __forceinline__ void onesweep_tile(const OnesweepPass<K, V>& pass,
   V values[kItems];
   if constexpr (kHasValues<V>) Tile::template load<FULL>(pass.buffers.values_in + tile_begin, valid, values);
   if (digit_thread) {
-    unsigned position = pass.digit_starts[threadIdx.x];
+    const Offset start = pass.digit_starts[threadIdx.x];
+    unsigned before = 0;  // keys of the digit in the portion's earlier tiles
     if (tile != 0) {
-      position = look_back<Policy::lookback_words_per_step>(pass.lookback, tile, kDigits, threadIdx.x);
+      before = look_back<Policy::lookback_words_per_step>(pass.lookback, tile, kDigits, threadIdx.x);
       LookbackWord own(pass.lookback[tile * kDigits + threadIdx.x]);
-      own.store(kLookbackInclusive | (position + digit_total), cuda::memory_order_relaxed);
+      own.store(kLookbackInclusive | (before + digit_total), cuda::memory_order_relaxed);
     }
-    storage.digit_base[threadIdx.x] = position - digit_prefix;
+    storage.digit_base[threadIdx.x] = start + before - digit_prefix;
+    if (pass.next_digit_starts != nullptr && pass.n - tile_begin <= static_cast<Offset>(kTileItems)) {
+      pass.next_digit_starts[threadIdx.x] = start + before + digit_total;
+    }
   }
   __syncthreads();
 
@@ -359,10 +379,10 @@ __device__ __forceinline__ void onesweep_tile(const OnesweepPass<K, V>& pass,
   }
 }
 
-template <class Policy, class K, class V>
+template <class Policy, class K, class V, class Offset>
 __global__ void __launch_bounds__(Policy::block_threads, Policy::min_blocks_per_sm)
-    onesweep_pass_kernel(OnesweepPass<K, V> pass) {
-  using Tile = OnesweepTile<Policy, K, V>;
+    onesweep_pass_kernel(OnesweepPass<K, V, Offset> pass) {
+  using Tile = OnesweepTile<Policy, K, V, Offset>;
   constexpr int kTileItems = Tile::kTileItems;
   constexpr int kDigits = Tile::kDigits;
   static_assert(kDigits <= Tile::kThreads, "the pass kernel needs a thread per digit");
@@ -372,15 +392,17 @@ __global__ void __launch_bounds__(Policy::block_threads, Policy::min_blocks_per_
   wait_for_prior_grids();
   allow_dependent_grids();
   if (pass.next_lookback != nullptr && threadIdx.x < kDigits) {
-    pass.next_lookback[blockIdx.x * kDigits + threadIdx.x] = 0;
+    for (unsigned row = blockIdx.x; row < pass.next_lookback_tiles; row += gridDim.x) {
+      pass.next_lookback[row * kDigits + threadIdx.x] = 0;
+    }
   }
   if (*pass.trivial != 0) {
-    const unsigned begin = blockIdx.x * kTileItems;
-    const int valid =
-        pass.n - begin < static_cast<unsigned>(kTileItems) ? static_cast<int>(pass.n - begin) : kTileItems;
-    onesweep_copy_tile<Tile>(pass.buffers.keys_in + begin, pass.buffers.keys_out + begin, valid);
+    const Offset begin = static_cast<Offset>(blockIdx.x) * kTileItems;
+    const int valid = pass.n - begin < static_cast<Offset>(kTileItems) ? static_cast<int>(pass.n - begin) : kTileItems;
+    onesweep_copy_tile<Tile>(pass.buffers.keys_in + begin, pass.buffers.keys_out + pass.portion_begin + begin, valid);
     if constexpr (kHasValues<V>) {
-      onesweep_copy_tile<Tile>(pass.buffers.values_in + begin, pass.buffers.values_out + begin, valid);
+      onesweep_copy_tile<Tile>(pass.buffers.values_in + begin, pass.buffers.values_out + pass.portion_begin + begin,
+                               valid);
     }
     return;
   }
@@ -388,85 +410,130 @@ __global__ void __launch_bounds__(Policy::block_threads, Policy::min_blocks_per_
   if (threadIdx.x == 0) tile_id = atomicAdd(pass.tile_counter, 1u);
   __syncthreads();
   const unsigned tile = tile_id;
-  const unsigned tile_begin = tile * kTileItems;
-  const int valid = pass.n - tile_begin < static_cast<unsigned>(kTileItems) ? static_cast<int>(pass.n - tile_begin)
-                                                                            : kTileItems;
+  const Offset tile_begin = static_cast<Offset>(tile) * kTileItems;
+  const int valid =
+      pass.n - tile_begin < static_cast<Offset>(kTileItems) ? static_cast<int>(pass.n - tile_begin) : kTileItems;
   // Full tiles without special keys (every integer key) take the plain body; the last tile, and every tile when
   // some float is a NaN or -0.0, the general one. A third body for full tiles with special keys made the kernel
   // 1.7x larger and every pass ~13 us slower to start.
   if (valid == kTileItems && (!RadixKey<K>::kHasSpecialKeys || *pass.special_keys == 0)) {
-    onesweep_tile<Policy, K, V, true>(pass, storage, tile, kTileItems);
+    onesweep_tile<Policy, K, V, true, Offset>(pass, storage, tile, kTileItems);
   } else {
-    onesweep_tile<Policy, K, V, false>(pass, storage, tile, valid);
+    onesweep_tile<Policy, K, V, false, Offset>(pass, storage, tile, valid);
   }
 }
 
-/// Onesweep over [begin_bit, end_bit) of fewer than 2^30 keys (kOnesweepMaxItems). With `bucket_offsets` (a
-/// one-pass sort only), also writes where each of the pass's 2^(end_bit - begin_bit) digits starts, then n.
-template <class K, class V, class Policy = OnesweepPolicy<K, V>>
-cudaError_t onesweep_sort(void* temp, size_t& temp_bytes, PassBuffers<K, V> io, size_t n, Order order,
-                          int begin_bit, int end_bit, size_t* bucket_offsets, cudaStream_t stream) {
-  using Tile = OnesweepTile<Policy, K, V>;
+/// Onesweep over [begin_bit, end_bit) with positions of type Offset. With `bucket_offsets` (a one-pass sort only),
+/// also writes where each of the pass's 2^(end_bit - begin_bit) digits starts, then n.
+template <class K, class V, class Policy, class Offset>
+cudaError_t onesweep_sort_with_offsets(void* temp, size_t& temp_bytes, PassBuffers<K, V> io, size_t n, Order order,
+                                       int begin_bit, int end_bit, size_t* bucket_offsets, cudaStream_t stream) {
+  using Tile = OnesweepTile<Policy, K, V, Offset>;
   constexpr int kDigits = Tile::kDigits;
+  static_assert(Policy::portion_max_items >= Tile::kTileItems && Policy::portion_max_items <= kOnesweepPortionMaxItems,
+                "a portion holds whole tiles and its counts fit in a look-back word");
   const int num_passes = radix_passes(begin_bit, end_bit, Policy::radix_bits);
   const size_t num_tiles = (n + Tile::kTileItems - 1) / Tile::kTileItems;
-  const size_t lookback_words = num_tiles * kDigits;
-  // histograms[pass][digit], the tile counters and the special-key flag sit together so that one memset clears
-  // them.
-  const size_t histogram_words = static_cast<size_t>(num_passes) * kDigits;
-  const size_t counter_words = histogram_words + num_passes + 1;
+  const size_t portion_tiles = std::min(num_tiles, Policy::portion_max_items / Tile::kTileItems);
+  const size_t portion_items = portion_tiles * Tile::kTileItems;
+  const int num_portions = num_tiles == 0 ? 1 : static_cast<int>((num_tiles + portion_tiles - 1) / portion_tiles);
+  const size_t lookback_words = portion_tiles * kDigits;
+  // histograms[portion][pass][digit] (each portion of the input counted apart, so no count passes 2^30), the tile
+  // counters ([pass][portion]) and the special-key flag sit together so that one memset clears them; digit starts
+  // are [pass][portion][digit].
+  const size_t portion_words = static_cast<size_t>(num_passes) * kDigits;
+  const size_t histogram_words = portion_words * num_portions;
+  const size_t launches = static_cast<size_t>(num_passes) * num_portions;
+  const size_t counter_words = histogram_words + launches + 1;
   const size_t lookback_bytes = lookback_words * sizeof(unsigned);
   std::optional<SortBuffers<K, V>> buffers;
-  void* parts[3];
+  void* parts[4];
   PRIMS_TRY(sort_prologue(temp, temp_bytes, io, n, num_passes,
-                          {counter_words * sizeof(unsigned), (histogram_words + num_passes) * sizeof(unsigned),
-                           2 * lookback_bytes},
+                          {counter_words * sizeof(unsigned), histogram_words * sizeof(Offset),
+                           num_passes * sizeof(unsigned), 2 * lookback_bytes},
                           parts, buffers, stream));
   if (!buffers) return cudaSuccess;
   unsigned* histograms = static_cast<unsigned*>(parts[0]);
   unsigned* tile_counters = histograms + histogram_words;
-  unsigned* special_keys = tile_counters + num_passes;
-  unsigned* digit_starts = static_cast<unsigned*>(parts[1]);
-  unsigned* trivial = digit_starts + histogram_words;
-  unsigned* lookback[2] = {static_cast<unsigned*>(parts[2]), static_cast<unsigned*>(parts[2]) + lookback_words};
+  unsigned* special_keys = tile_counters + launches;
+  Offset* digit_starts = static_cast<Offset*>(parts[1]);
+  unsigned* trivial = static_cast<unsigned*>(parts[2]);
+  unsigned* lookback[2] = {static_cast<unsigned*>(parts[3]), static_cast<unsigned*>(parts[3]) + lookback_words};
 
   PRIMS_TRY(cudaMemsetAsync(histograms, 0, counter_words * sizeof(unsigned), stream));
   int multiprocessors = 0;
   PRIMS_TRY(multiprocessor_count(multiprocessors));
+  // One launch a portion; the first one also clears the first launch's look-back words.
   auto count_digits = [&](auto shape) -> cudaError_t {
     using Shape = decltype(shape);
     constexpr size_t kTile = static_cast<size_t>(Shape::threads) * Policy::histogram_items_per_thread;
-    const size_t grid = std::min(static_cast<size_t>(multiprocessors) * Shape::blocks_per_sm, (n + kTile - 1) / kTile);
-    return launch(onesweep_histogram_kernel<Policy, Shape, K>, static_cast<unsigned>(grid), Shape::threads,
-                  Shape::template shared_bytes<K>(Policy::radix_bits), stream, io.keys_in, n, order, begin_bit,
-                  end_bit, histograms, special_keys, lookback[0], lookback_words);
+    for (int q = 0; q < num_portions; ++q) {
+      const size_t first = q * portion_items;
+      const size_t count = std::min(portion_items, n - first);
+      const size_t grid =
+          std::min(static_cast<size_t>(multiprocessors) * Shape::blocks_per_sm, (count + kTile - 1) / kTile);
+      PRIMS_TRY(launch(onesweep_histogram_kernel<Policy, Shape, K>, static_cast<unsigned>(grid), Shape::threads,
+                       Shape::template shared_bytes<K>(Policy::radix_bits), stream, io.keys_in + first, count, order,
+                       begin_bit, end_bit, histograms + q * portion_words, special_keys, lookback[0],
+                       q == 0 ? lookback_words : 0));
+    }
+    return cudaSuccess;
   };
   if (n >= Policy::wide_histogram_min_items) {
     PRIMS_TRY(count_digits(typename Policy::WideHistogram{}));
   } else {
     PRIMS_TRY(count_digits(typename Policy::SmallHistogram{}));
   }
-  PRIMS_TRY(launch(onesweep_digit_starts_kernel<Policy>, num_passes, kDigits, 0, stream,
-                   static_cast<const unsigned*>(histograms), digit_starts, trivial, static_cast<unsigned>(n)));
+  const size_t pass_starts = static_cast<size_t>(num_portions) * kDigits;
+  PRIMS_TRY(launch(onesweep_digit_starts_kernel<Policy, Offset>, num_passes, kDigits, 0, stream,
+                   static_cast<const unsigned*>(histograms), digit_starts, trivial, static_cast<Offset>(n),
+                   num_portions, portion_words, pass_starts));
   if (bucket_offsets != nullptr) {
-    PRIMS_TRY(write_bucket_offsets(static_cast<const unsigned*>(digit_starts), 1, bucket_offsets,
+    PRIMS_TRY(write_bucket_offsets(static_cast<const Offset*>(digit_starts), 1, bucket_offsets,
                                    1 << (end_bit - begin_bit), n, stream));
   }
 
-  for (int pass = 0; pass < num_passes; ++pass) {
-    const OnesweepPass<K, V> args{buffers->pass(pass),
-                                  static_cast<unsigned>(n),
-                                  pass_digit<K>(order, begin_bit, end_bit, Policy::radix_bits, pass),
-                                  digit_starts + pass * kDigits,
-                                  trivial + pass,
-                                  special_keys,
-                                  tile_counters + pass,
-                                  lookback[pass % 2],
-                                  pass + 1 < num_passes ? lookback[(pass + 1) % 2] : nullptr};
-    PRIMS_TRY(launch(onesweep_pass_kernel<Policy, K, V>, static_cast<unsigned>(num_tiles), Policy::block_threads, 0,
-                     stream, args));
+  // Launch k (pass k / num_portions, portion k % num_portions) looks back over lookback[k % 2] and clears the other.
+  for (size_t k = 0; k < launches; ++k) {
+    const int pass = static_cast<int>(k / num_portions);
+    const int q = static_cast<int>(k % num_portions);
+    const size_t first = q * portion_items;
+    const size_t count = std::min(portion_items, n - first);
+    const size_t next_first = ((k + 1) % num_portions) * portion_items;
+    PassBuffers<K, V> portion = buffers->pass(pass);
+    portion.keys_in += first;
+    if constexpr (kHasValues<V>) portion.values_in += first;
+    Offset* starts = digit_starts + pass * pass_starts + q * kDigits;
+    const OnesweepPass<K, V, Offset> args{
+        portion,
+        static_cast<Offset>(first),
+        static_cast<Offset>(count),
+        pass_digit<K>(order, begin_bit, end_bit, Policy::radix_bits, pass),
+        starts,
+        q + 1 < num_portions ? starts + kDigits : nullptr,
+        trivial + pass,
+        special_keys,
+        tile_counters + k,
+        lookback[k % 2],
+        k + 1 < launches ? lookback[(k + 1) % 2] : nullptr,
+        static_cast<unsigned>((std::min(portion_items, n - next_first) + Tile::kTileItems - 1) / Tile::kTileItems)};
+    PRIMS_TRY(launch(onesweep_pass_kernel<Policy, K, V, Offset>,
+                     static_cast<unsigned>((count + Tile::kTileItems - 1) / Tile::kTileItems), Policy::block_threads,
+                     0, stream, args));
   }
   return buffers->finish(n, stream);
+}
+
+/// Onesweep with 32-bit positions below 2^32 keys and 64-bit ones from there on.
+template <class K, class V, class Policy>
+cudaError_t onesweep_sort(void* temp, size_t& temp_bytes, PassBuffers<K, V> io, size_t n, Order order,
+                          int begin_bit, int end_bit, size_t* bucket_offsets, cudaStream_t stream) {
+  if (n <= std::numeric_limits<unsigned>::max()) {
+    return onesweep_sort_with_offsets<K, V, Policy, unsigned>(temp, temp_bytes, io, n, order, begin_bit, end_bit,
+                                                              bucket_offsets, stream);
+  }
+  return onesweep_sort_with_offsets<K, V, Policy, size_t>(temp, temp_bytes, io, n, order, begin_bit, end_bit,
+                                                          bucket_offsets, stream);
 }
 
 /// Onesweep with the policy for n keys: the choice depends on n alone, so the size query and the sort agree.

@@ -296,9 +296,10 @@ __global__ void __launch_bounds__(Policy::block_threads, Policy::min_blocks_per_
       buffers.values_out = args.buffers.values_out + segment.begin;
     }
     unsigned* lookback = args.lookback + static_cast<size_t>(segment.first_tile) * kDigits;
-    const OnesweepPass<K, V> pass{
-        buffers, segment.size, args.digit_of, state.starts + row * kDigits, nullptr, nullptr, nullptr, lookback,
-        nullptr};
+    // A segment is one portion (it has fewer than kOnesweepPortionMaxItems keys).
+    const OnesweepPass<K, V> pass{buffers, 0u,      segment.size, args.digit_of, state.starts + row * kDigits,
+                                  nullptr, nullptr, nullptr,      nullptr,       lookback,
+                                  nullptr, 0u};
     if (valid == kTileItems && (!RadixKey<K>::kHasSpecialKeys || !special_keys)) {
       onesweep_tile<Policy, K, V, true>(pass, storage, local_tile, kTileItems);
     } else {
@@ -343,7 +344,7 @@ struct SegmentedOnesweepStorage {
   }
 };
 
-/// Sorts every listed segment (each of fewer than kOnesweepMaxItems keys) on [begin_bit, end_bit), ping-ponging
+/// Sorts every listed segment (each of fewer than kOnesweepPortionMaxItems keys) on [begin_bit, end_bit), ping-ponging
 /// with the alternate buffers (n items each; none for NoValues) so that the result lands in io's outputs.
 /// Nothing synchronizes the host: the list's length stays on the device, and the grids are persistent.
 template <class K, class V, class Offset, class Policy = OnesweepPolicy<K, V>>

@@ -90,7 +90,7 @@ struct SegmentedSortPolicySm90 {
   /// Then segments of up to tile_items / 16 keys share a tile 16 at a time, and up to tile_items / 4 four at a time.
   static constexpr int packed16_slot_items = tile_items / 16;
   static constexpr int packed4_slot_items = tile_items / 4;
-  /// Segments of more than onesweep_min_items keys (and fewer than kOnesweepMaxItems) are sorted by Onesweep
+  /// Segments of more than onesweep_min_items keys (and fewer than kOnesweepPortionMaxItems) are sorted by Onesweep
   /// passes shared by all of them (segmented_onesweep.cuh), many blocks a segment; smaller large ones by one block.
   /// Measured on the H100 (2^26 u32 keys, or pairs): segments of 2^14 keys take 1690 us one block each and 1918 by
   /// the shared passes (pairs 4034 and 3781), segments of 2^16 keys 2588 and 1723 (pairs 4382 and 3181).
@@ -199,7 +199,7 @@ __global__ void __launch_bounds__(kClassifyThreads)
                       : size <= static_cast<size_t>(Policy::packed16_slot_items) ? kPacked16Segments
                       : size <= static_cast<size_t>(Policy::packed4_slot_items)  ? kPacked4Segments
                       : size <= static_cast<size_t>(Policy::tile_items)          ? kTileSegments
-                      : size > Policy::onesweep_min_items && size < kOnesweepMaxItems ? kOnesweepSegments
+                      : size > Policy::onesweep_min_items && size < kOnesweepPortionMaxItems ? kOnesweepSegments
                                                                                       : kLargeSegments;
     }
     unsigned own_members = 0;
