@@ -434,9 +434,13 @@ cudaError_t onesweep_sort_with_offsets(void* temp, size_t& temp_bytes, PassBuffe
                 "a portion holds whole tiles and its counts fit in a look-back word");
   const int num_passes = radix_passes(begin_bit, end_bit, Policy::radix_bits);
   const size_t num_tiles = (n + Tile::kTileItems - 1) / Tile::kTileItems;
-  const size_t portion_tiles = std::min(num_tiles, Policy::portion_max_items / Tile::kTileItems);
+  // Portions of equal tile counts (the last one may have fewer keys): each launch clears the next one's look-back
+  // words, which a launch of a few tiles would do slowly.
+  const size_t max_portion_tiles = Policy::portion_max_items / Tile::kTileItems;
+  const size_t fewest_portions = std::max<size_t>(1, (num_tiles + max_portion_tiles - 1) / max_portion_tiles);
+  const size_t portion_tiles = std::max<size_t>(1, (num_tiles + fewest_portions - 1) / fewest_portions);
   const size_t portion_items = portion_tiles * Tile::kTileItems;
-  const int num_portions = num_tiles == 0 ? 1 : static_cast<int>((num_tiles + portion_tiles - 1) / portion_tiles);
+  const int num_portions = static_cast<int>(std::max<size_t>(1, (num_tiles + portion_tiles - 1) / portion_tiles));
   const size_t lookback_words = portion_tiles * kDigits;
   // histograms[portion][pass][digit] (each portion of the input counted apart, so no count passes 2^30), the tile
   // counters ([pass][portion]) and the special-key flag sit together so that one memset clears them; digit starts
