@@ -18,9 +18,11 @@
 #include <type_traits>
 
 #include "prims/block/radix_rank.cuh"
+#include "prims/block/scan.cuh"
 #include "prims/device/detail/tile_io.cuh"
 #include "prims/util/error.cuh"
 #include "prims/util/launch.cuh"
+#include "prims/util/ops.cuh"
 #include "prims/util/radix_key.cuh"
 #include "prims/util/temp_storage.cuh"
 
@@ -275,6 +277,24 @@ cudaError_t sort_prologue(void* temp, size_t& temp_bytes, PassBuffers<K, V> io, 
   if (num_passes == 0) return sort_buffers.copy_unsorted(n, stream);
   buffers.emplace(sort_buffers);
   return cudaSuccess;
+}
+
+/// The next unit of work (tile id) of a block, taken from `counter` in the order blocks ask, the same in every thread
+/// (the caller synchronizes the block before calling again, since `shared` is reused).
+__device__ __forceinline__ unsigned take_work(unsigned* counter, unsigned& shared) {
+  if (threadIdx.x == 0) shared = atomicAdd(counter, 1u);
+  __syncthreads();
+  return shared;
+}
+
+/// Block-wide, a thread per digit holding its digit's `count` of a pass over n keys: returns the digit's first
+/// position (the counts of the digits below it) and whether one digit holds all n keys (the pass is trivial).
+template <int DIGITS, class Offset>
+__device__ __forceinline__ Offset digit_start(typename block::Scan<Offset, DIGITS>::TempStorage& storage,
+                                              Offset count, Offset n, bool& trivial) {
+  const Offset start = block::Scan<Offset, DIGITS>(storage).exclusive_scan(count, Sum{}, Offset{0});
+  trivial = __syncthreads_or(count == n) != 0;
+  return start;
 }
 
 /// bucket_offsets[d] = starts[d * stride] for each bucket d < num_buckets (every bucket empty, at 0, when `starts`

@@ -135,6 +135,22 @@ struct PassDigitCounter {
     }
   }
 
+  /// Adds the copies of every counter of counts[] (the shared array `my_counts` points into) to histograms[pass *
+  /// digits + digit], one atomic a non-zero sum; CLEAR zeroes the counters for the next run. The block must be
+  /// synchronized before (every count made) and, with CLEAR, after (before counting again).
+  template <bool CLEAR>
+  __device__ __forceinline__ void flush(unsigned* counts, unsigned* histograms) const {
+    for (int i = threadIdx.x; i < num_passes * kDigits; i += blockDim.x) {
+      unsigned total = 0;
+#pragma unroll
+      for (int copy = 0; copy < COPIES; ++copy) {
+        total += counts[i * COPIES + copy];
+        if constexpr (CLEAR) counts[i * COPIES + copy] = 0;
+      }
+      if (total != 0) atomicAdd(&histograms[i], total);
+    }
+  }
+
   __device__ __forceinline__ void count(K key) const {
     const auto bits = RadixKey<K>::ordered_bits(key);
 #pragma unroll
@@ -213,13 +229,7 @@ __global__ void __launch_bounds__(Shape::threads)
     count_key(keys[i]);
   }
   if (__syncthreads_or(special) && threadIdx.x == 0) *special_keys = 1;
-
-  for (int i = threadIdx.x; i < num_passes * kDigits; i += kThreads) {
-    unsigned total = 0;
-#pragma unroll
-    for (int copy = 0; copy < kCopies; ++copy) total += counts[i * kCopies + copy];
-    if (total != 0) atomicAdd(&histograms[i], total);
-  }
+  counter.template flush<false>(counts, histograms);
 }
 
 /// Block p, with histograms[q][p][d] counting digit d of pass p among the input's portion q (`portion_words`
@@ -231,15 +241,14 @@ __global__ void __launch_bounds__(1 << Policy::radix_bits)
                                  unsigned* __restrict__ trivial, Offset n, int num_portions, size_t portion_words,
                                  size_t starts_stride) {
   constexpr int kDigits = 1 << Policy::radix_bits;
-  using DigitScan = block::Scan<Offset, kDigits>;
-  __shared__ typename DigitScan::TempStorage storage;
+  __shared__ typename block::Scan<Offset, kDigits>::TempStorage storage;
   wait_for_prior_grids();
   allow_dependent_grids();
   const size_t i = blockIdx.x * kDigits + threadIdx.x;
   Offset count = 0;
   for (int q = 0; q < num_portions; ++q) count += histograms[q * portion_words + i];
-  starts[blockIdx.x * starts_stride + threadIdx.x] = DigitScan(storage).exclusive_scan(count, Sum{}, Offset{0});
-  const bool one_digit = __syncthreads_or(count == n);
+  bool one_digit = false;
+  starts[blockIdx.x * starts_stride + threadIdx.x] = digit_start<kDigits>(storage, count, n, one_digit);
   if (threadIdx.x == 0) trivial[blockIdx.x] = one_digit ? 1u : 0u;
 }
 
@@ -407,9 +416,7 @@ __global__ void __launch_bounds__(Policy::block_threads, Policy::min_blocks_per_
     return;
   }
 
-  if (threadIdx.x == 0) tile_id = atomicAdd(pass.tile_counter, 1u);
-  __syncthreads();
-  const unsigned tile = tile_id;
+  const unsigned tile = take_work(pass.tile_counter, tile_id);
   const Offset tile_begin = static_cast<Offset>(tile) * kTileItems;
   const int valid =
       pass.n - tile_begin < static_cast<Offset>(kTileItems) ? static_cast<int>(pass.n - tile_begin) : kTileItems;

@@ -158,15 +158,7 @@ __global__ void __launch_bounds__(Shape::threads)
   bool special = false;
   auto flush = [&](unsigned segment) {
     __syncthreads();
-    for (int i = threadIdx.x; i < num_passes * kDigits; i += kThreads) {
-      unsigned total = 0;
-#pragma unroll
-      for (int copy = 0; copy < kCopies; ++copy) {
-        total += counters[i * kCopies + copy];
-        counters[i * kCopies + copy] = 0;
-      }
-      if (total != 0) atomicAdd(&state.counts[static_cast<size_t>(segment) * num_passes * kDigits + i], total);
-    }
+    counter.template flush<true>(counters, state.counts + static_cast<size_t>(segment) * num_passes * kDigits);
     __syncthreads();
   };
 
@@ -211,8 +203,7 @@ __global__ void __launch_bounds__(Shape::threads)
 template <class Tile>
 __global__ void __launch_bounds__(Tile::kDigits) segmented_onesweep_starts_kernel(SegmentedOnesweepState state) {
   constexpr int kDigits = Tile::kDigits;
-  using DigitScan = block::Scan<unsigned, kDigits>;
-  __shared__ typename DigitScan::TempStorage storage;
+  __shared__ typename block::Scan<unsigned, kDigits>::TempStorage storage;
   wait_for_prior_grids();
   allow_dependent_grids();
   const unsigned count = *state.count < state.capacity ? *state.count : state.capacity;
@@ -221,9 +212,9 @@ __global__ void __launch_bounds__(Tile::kDigits) segmented_onesweep_starts_kerne
     unsigned trivial_passes = 0;
     for (int pass = 0; pass < state.num_passes; ++pass) {
       const size_t i = (static_cast<size_t>(s) * state.num_passes + pass) * kDigits + threadIdx.x;
-      const unsigned digit_count = state.counts[i];
-      state.starts[i] = DigitScan(storage).exclusive_scan(digit_count, Sum{}, 0u);
-      if (__syncthreads_or(digit_count == segment.size)) trivial_passes |= 1u << pass;
+      bool trivial = false;
+      state.starts[i] = digit_start<kDigits>(storage, state.counts[i], segment.size, trivial);
+      if (trivial) trivial_passes |= 1u << pass;
     }
     const unsigned tiles = (segment.size + Tile::kTileItems - 1) / Tile::kTileItems;
     for (unsigned t = threadIdx.x; t < tiles; t += kDigits) {
@@ -259,9 +250,7 @@ __global__ void __launch_bounds__(Policy::block_threads, Policy::min_blocks_per_
   const unsigned num_tiles = state.words[0];
   const bool special_keys = state.words[1] != 0;
   for (;;) {
-    if (threadIdx.x == 0) tile_id = atomicAdd(args.tile_counter, 1u);
-    __syncthreads();
-    const unsigned tile = tile_id;
+    const unsigned tile = take_work(args.tile_counter, tile_id);
     __syncthreads();  // tile_id is rewritten by the next round
     if (tile >= num_tiles) return;
     if (args.next_lookback != nullptr && threadIdx.x < kDigits) {

@@ -239,14 +239,6 @@ __global__ void __launch_bounds__(kClassifyThreads)
   }
 }
 
-/// The next unit of work of a persistent block, the same in every thread (the caller synchronizes the block
-/// before calling again, since `shared` is reused).
-__device__ __forceinline__ unsigned take_work(unsigned* counter, unsigned& shared) {
-  if (threadIdx.x == 0) shared = atomicAdd(counter, 1u);
-  __syncthreads();
-  return shared;
-}
-
 /// Sorts groups of up to Policy::counting_capacity / MAX_ITEMS segments of at most MAX_ITEMS keys by counting:
 /// the key at index i of a segment goes to the number of the segment's keys that sort before it (smaller, or equal
 /// and at a lower index), so no radix pass and no exchange are needed, and work follows the real keys (the
