@@ -14,6 +14,7 @@
 #include "prims/util/ops.cuh"
 #include "prims/warp/reduce.cuh"
 #include "sort_reference.cuh"
+#include "sort_test_buffers.cuh"
 
 namespace {
 
@@ -56,31 +57,25 @@ void check_sort_with(const std::vector<K>& keys, const std::vector<V>* values, S
   const size_t n = keys.size();
   const int end_bit = c.end_bit < 0 ? prims::RadixKey<K>::kBits : c.end_bit;
   const auto permutation = prims::test::reference_sort_permutation(keys, c.order, c.begin_bit, end_bit);
-  const size_t capacity = std::max<size_t>(n, 1);
-  prims::DeviceBuffer<K> keys_in(capacity), keys_out(capacity);
-  prims::DeviceBuffer<V> values_in(capacity), values_out(capacity);
-  if (n > 0) keys_in.upload(keys);
-  if (values != nullptr && n > 0) values_in.upload(*values);
-  keys_out.fill_bytes(0xCD);
-  values_out.fill_bytes(0xCD);
-  K* keys_dst = c.in_place ? keys_in.data() : keys_out.data();
-  V* values_dst = c.in_place ? values_in.data() : values_out.data();
+  prims::test::SortTestBuffers<K, V> buffers(keys, values, c.in_place);
   prims::test::run_two_phase([&](void* temp, size_t& bytes) {
     if (values == nullptr) {
-      return sort(temp, bytes, detail::PassBuffers<K, detail::NoValues>{keys_in.data(), keys_dst, nullptr, nullptr},
+      return sort(temp, bytes,
+                  detail::PassBuffers<K, detail::NoValues>{buffers.keys_in.data(), buffers.keys_destination(),
+                                                           nullptr, nullptr},
                   n, c.order, c.begin_bit, end_bit);
     }
-    return sort(temp, bytes, detail::PassBuffers<K, V>{keys_in.data(), keys_dst, values_in.data(), values_dst}, n,
-                c.order, c.begin_bit, end_bit);
+    return sort(temp, bytes,
+                detail::PassBuffers<K, V>{buffers.keys_in.data(), buffers.keys_destination(),
+                                          buffers.values_in.data(), buffers.values_destination()},
+                n, c.order, c.begin_bit, end_bit);
   });
-  const auto& got_keys = c.in_place ? keys_in : keys_out;
   const std::string where = "n = " + std::to_string(n) + ", bits [" + std::to_string(c.begin_bit) + ", " +
                             std::to_string(end_bit) + ")" + (c.order == Order::Descending ? ", descending" : "") +
                             (c.in_place ? ", in place" : "");
-  ASSERT_EQ(bit_patterns(got_keys.download(n)), bit_patterns(prims::test::permuted(keys, permutation))) << where;
+  ASSERT_EQ(bit_patterns(buffers.sorted_keys()), bit_patterns(prims::test::permuted(keys, permutation))) << where;
   if (values != nullptr) {
-    const auto& got_values = c.in_place ? values_in : values_out;
-    const std::vector<V> got = got_values.download(n);
+    const std::vector<V> got = buffers.sorted_values();
     const std::vector<V> expected = prims::test::permuted(*values, permutation);
     ASSERT_EQ(0, n == 0 ? 0 : std::memcmp(got.data(), expected.data(), n * sizeof(V))) << "values, " << where;
   }

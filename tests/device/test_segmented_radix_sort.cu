@@ -19,6 +19,7 @@
 #include "gpu_test.cuh"
 #include "prims/device/segmented_radix_sort.cuh"
 #include "sort_reference.cuh"
+#include "sort_test_buffers.cuh"
 
 namespace {
 
@@ -152,34 +153,27 @@ void check_segmented(const std::vector<K>& keys, const std::vector<V>* values, c
   reference(keys, values, begins, ends, c.order, c.begin_bit, end_bit, expected_keys,
             values != nullptr ? &expected_values : nullptr);
 
-  const size_t capacity = std::max<size_t>(n, 1);
-  prims::DeviceBuffer<K> keys_in(capacity), keys_out(capacity);
-  prims::DeviceBuffer<V> values_in(capacity), values_out(capacity);
+  prims::test::SortTestBuffers<K, V> buffers(keys, values, c.in_place);
   prims::DeviceBuffer<Offset> d_begins(std::max<size_t>(num_segments, 1)), d_ends(std::max<size_t>(num_segments, 1));
-  if (n > 0) keys_in.upload(keys);
-  if (values != nullptr && n > 0) values_in.upload(*values);
   if (num_segments > 0) {
     d_begins.upload(begins);
     d_ends.upload(ends);
   }
-  keys_out.fill_bytes(0xCD);
-  values_out.fill_bytes(0xCD);
-  K* keys_dst = c.in_place ? keys_in.data() : keys_out.data();
-  V* values_dst = c.in_place ? values_in.data() : values_out.data();
   prims::test::run_two_phase([&](void* temp, size_t& bytes) {
     if (values == nullptr) {
-      return prims::device::segmented_radix_sort_keys(temp, bytes, keys_in.data(), keys_dst, n, num_segments,
-                                                      d_begins.data(), d_ends.data(), c.order, c.begin_bit, end_bit);
+      return prims::device::segmented_radix_sort_keys(temp, bytes, buffers.keys_in.data(),
+                                                      buffers.keys_destination(), n, num_segments, d_begins.data(),
+                                                      d_ends.data(), c.order, c.begin_bit, end_bit);
     }
-    return prims::device::segmented_radix_sort_pairs(temp, bytes, keys_in.data(), keys_dst, values_in.data(),
-                                                     values_dst, n, num_segments, d_begins.data(), d_ends.data(),
-                                                     c.order, c.begin_bit, end_bit);
+    return prims::device::segmented_radix_sort_pairs(
+        temp, bytes, buffers.keys_in.data(), buffers.keys_destination(), buffers.values_in.data(),
+        buffers.values_destination(), n, num_segments, d_begins.data(), d_ends.data(), c.order, c.begin_bit, end_bit);
   });
   const std::string where = describe(c, end_bit, n, num_segments);
-  const auto got_keys = (c.in_place ? keys_in : keys_out).download(n);
+  const auto got_keys = buffers.sorted_keys();
   ASSERT_EQ(-1, first_difference(bit_patterns(got_keys), bit_patterns(expected_keys))) << "keys, " << where;
   if (values != nullptr) {
-    const auto got_values = (c.in_place ? values_in : values_out).download(n);
+    const auto got_values = buffers.sorted_values();
     ASSERT_EQ(-1, first_difference(got_values, expected_values)) << "values, " << where;
   }
 }
