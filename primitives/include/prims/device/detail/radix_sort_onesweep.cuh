@@ -17,8 +17,9 @@
 // Positions are 32-bit below 2^32 keys and 64-bit from there on.
 // A trivial pass cannot reorder anything: its blocks copy their tile straight through. When no key is special
 // (RadixKey<K>::is_special: float NaNs and -0.0), full tiles compute digits on the shorter plain path.
-// Look-back words must be zero when a pass starts: pass p uses one of two buffers and clears the other one for
-// pass p + 1; the histogram kernel clears the first. Every kernel is launched with programmatic dependent launch.
+// Look-back words must be zero when a launch starts: launch k (a portion of a pass) uses one of two buffers and
+// clears the other one for launch k + 1; the histogram kernel clears the first. Every kernel is launched with
+// programmatic dependent launch.
 
 #include <cuda/atomic>
 
