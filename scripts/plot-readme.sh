@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Redraws the README's benchmark plot from the newest committed H100 results of each bench.
+# Redraws the README's benchmark plots from the newest committed results: H100 (reduce, scan, sort), 2 x H200 (dist).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 files=()
@@ -9,3 +9,6 @@ done
 python3 bench/plot.py "${files[@]}" -o bench/results/H100.png --only \
   sum:i32:WarpShuffle sum:f64:WarpShuffle excl_sum:i32:SinglePass excl_sum:i32:ReduceThenScan \
   "sort:u32:entropy 1.0" "sort:u32/u32:entropy 1.0" "sort:u64:entropy 1.0" "sort:f32:entropy 1.0"
+# The multi-GPU plot, from the newest two-GPU run of bench_dist_sort.
+dist="$(ls bench/results/*-H200x2-bench_dist_sort.json | sort | tail -n 1)"
+python3 bench/plot.py "$dist" -o bench/results/H200x2-dist.png
