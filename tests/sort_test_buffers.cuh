@@ -1,6 +1,6 @@
 #pragma once
-// The device buffers of one sort test: inputs uploaded, outputs poisoned, and where the sort writes (the inputs
-// themselves when it sorts in place).
+// The device buffers of one sort or partition test: inputs uploaded, outputs poisoned, and where the sort writes
+// (the inputs themselves when it sorts in place).
 
 #include <algorithm>
 #include <cstddef>

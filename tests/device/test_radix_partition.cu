@@ -12,6 +12,7 @@
 #include "gpu_test.cuh"
 #include "prims/device/radix_partition.cuh"
 #include "sort_reference.cuh"
+#include "sort_test_buffers.cuh"
 
 namespace {
 
@@ -46,37 +47,26 @@ void check_partition(const std::vector<K>& keys, bool pairs, PartitionCase c) {
   std::vector<uint32_t> index(n);
   for (size_t i = 0; i < n; ++i) index[i] = static_cast<uint32_t>(i);
 
-  const size_t capacity = std::max<size_t>(n, 1);
-  prims::DeviceBuffer<K> keys_in(capacity), keys_out(capacity);
-  prims::DeviceBuffer<uint32_t> values_in(capacity), values_out(capacity);
+  prims::test::SortTestBuffers<K, uint32_t> buffers(keys, &index, c.in_place);
   prims::DeviceBuffer<size_t> offsets(num_buckets + 1);
-  if (n > 0) {
-    keys_in.upload(keys);
-    values_in.upload(index);
-  }
-  keys_out.fill_bytes(0xCD);
-  values_out.fill_bytes(0xCD);
   offsets.fill_bytes(0xCD);
-  K* keys_dst = c.in_place ? keys_in.data() : keys_out.data();
-  uint32_t* values_dst = c.in_place ? values_in.data() : values_out.data();
   prims::test::run_two_phase([&](void* temp, size_t& bytes) {
     if (!pairs) {
-      return prims::device::radix_partition_keys<ALGORITHM>(temp, bytes, keys_in.data(), keys_dst, n,
-                                                            offsets.data(), c.begin_bit, c.end_bit, c.order);
+      return prims::device::radix_partition_keys<ALGORITHM>(temp, bytes, buffers.keys_in.data(),
+                                                            buffers.keys_destination(), n, offsets.data(),
+                                                            c.begin_bit, c.end_bit, c.order);
     }
-    return prims::device::radix_partition_pairs<ALGORITHM>(temp, bytes, keys_in.data(), keys_dst, values_in.data(),
-                                                           values_dst, n, offsets.data(), c.begin_bit, c.end_bit,
-                                                           c.order);
+    return prims::device::radix_partition_pairs<ALGORITHM>(
+        temp, bytes, buffers.keys_in.data(), buffers.keys_destination(), buffers.values_in.data(),
+        buffers.values_destination(), n, offsets.data(), c.begin_bit, c.end_bit, c.order);
   });
   const std::string where = "n = " + std::to_string(n) + ", bits [" + std::to_string(c.begin_bit) + ", " +
                             std::to_string(c.end_bit) + ")" + (c.order == Order::Descending ? ", descending" : "") +
                             (c.in_place ? ", in place" : "") + (pairs ? ", pairs" : "");
   ASSERT_EQ(offsets.download(), expected_offsets) << "bucket offsets, " << where;
-  const auto& got_keys = c.in_place ? keys_in : keys_out;
-  ASSERT_EQ(bit_patterns(got_keys.download(n)), bit_patterns(prims::test::permuted(keys, permutation))) << where;
+  ASSERT_EQ(bit_patterns(buffers.sorted_keys()), bit_patterns(prims::test::permuted(keys, permutation))) << where;
   if (pairs) {
-    const auto& got_values = c.in_place ? values_in : values_out;
-    ASSERT_EQ(got_values.download(n), prims::test::permuted(index, permutation)) << "values, " << where;
+    ASSERT_EQ(buffers.sorted_values(), prims::test::permuted(index, permutation)) << "values, " << where;
   }
 }
 
