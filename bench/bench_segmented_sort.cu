@@ -4,14 +4,17 @@
 // Cases (u32 keys of entropy 1.0, and u32/u32 pairs whose values are the input index), every segment the same size,
 // back to back (the offsets array serves as begins and, one further, as ends):
 //   2^20 segments of 64 keys, 2^8 segments of 2^20 keys, and a grid of segment sizes 16, 256, 4096 and 65536 at
-//   2^26 keys in all.
+//   2^26 keys in all; and u64 and f64 keys (entropy 1.0) in the two shapes of the smallest segments, where the
+//   sort keeps a word per key whose width depends on the key's.
 // No contender writes its input, so every run reads the same pristine keys. Keys are compared bitwise with
 // DeviceSegmentedRadixSort's (stable); values too, except DeviceSegmentedSort::SortPairs', which CUB does not
 // promise to be stable. GB/s counts each key (and value) read once and written once.
 #include <cub/device/device_segmented_radix_sort.cuh>
 #include <cub/device/device_segmented_sort.cuh>
 
+#include <algorithm>
 #include <cstdint>
+#include <initializer_list>
 #include <string>
 #include <vector>
 
@@ -31,15 +34,27 @@ struct Shape {
 };
 
 constexpr Shape kShapes[] = {{20, 6}, {8, 20}, {22, 4}, {18, 8}, {14, 12}, {12, 14}, {10, 16}, {4, 24}};
+/// The shapes for 8-byte keys.
+constexpr Shape kWideKeyShapes[] = {{20, 6}, {22, 4}};
+
+template <class K>
+const char* type_name();
+template <>
+const char* type_name<uint32_t>() { return "u32"; }
+template <>
+const char* type_name<uint64_t>() { return "u64"; }
+template <>
+const char* type_name<double>() { return "f64"; }
 
 /// The buffers at the largest size: pristine keys and values, and one output per contender.
+template <class K>
 struct Buffers {
-  prims::DeviceBuffer<uint32_t> keys, values, prims_keys, prims_values, sort_keys, sort_values, radix_keys,
-      radix_values;
+  prims::DeviceBuffer<K> keys, prims_keys, sort_keys, radix_keys;
+  prims::DeviceBuffer<uint32_t> values, prims_values, sort_values, radix_values;
   prims::DeviceBuffer<int> offsets;
 
   Buffers(size_t n, size_t max_segments)
-      : keys(n), values(n), prims_keys(n), prims_values(n), sort_keys(n), sort_values(n), radix_keys(n),
+      : keys(n), prims_keys(n), sort_keys(n), radix_keys(n), values(n), prims_values(n), sort_values(n),
         radix_values(n), offsets(max_segments + 1) {}
 };
 
@@ -56,9 +71,10 @@ std::string variant_name(const Shape& shape) {
                                          : "2^" + std::to_string(shape.log2_segment_items));
 }
 
-void bench_case(prims::bench::Harness& harness, Buffers& b, const Shape& shape, bool pairs) {
+template <class K>
+void bench_case(prims::bench::Harness& harness, Buffers<K>& b, const Shape& shape, bool pairs) {
   const std::string variant = variant_name(shape);
-  const char* type = pairs ? "u32/u32" : "u32";
+  const std::string type = pairs ? std::string(type_name<K>()) + "/u32" : type_name<K>();
   if (!harness.selected({"segsort", type, variant})) return;
   const size_t num_segments = size_t{1} << shape.log2_segments;
   const int segment_items = 1 << shape.log2_segment_items;
@@ -69,16 +85,17 @@ void bench_case(prims::bench::Harness& harness, Buffers& b, const Shape& shape, 
   const int* ends = b.offsets.data() + 1;
   const auto segments = static_cast<int64_t>(num_segments);
   const auto items = static_cast<int64_t>(n);
+  constexpr int kBits = 8 * sizeof(K);
 
   auto prims_sort = [&](void* temp, size_t& bytes, cudaStream_t s) {
     if (pairs) {
       return prims::device::segmented_radix_sort_pairs(temp, bytes, b.keys.data(), b.prims_keys.data(),
                                                        b.values.data(), b.prims_values.data(), n, num_segments,
-                                                       begins, ends, prims::device::Order::Ascending, 0, 32, s);
+                                                       begins, ends, prims::device::Order::Ascending, 0, kBits, s);
     }
     return prims::device::segmented_radix_sort_keys(temp, bytes, b.keys.data(), b.prims_keys.data(), n,
                                                     num_segments, begins, ends, prims::device::Order::Ascending, 0,
-                                                    32, s);
+                                                    kBits, s);
   };
   auto cub_sort = [&](void* temp, size_t& bytes, cudaStream_t s) {
     if (pairs) {
@@ -92,10 +109,10 @@ void bench_case(prims::bench::Harness& harness, Buffers& b, const Shape& shape, 
     if (pairs) {
       return cub::DeviceSegmentedRadixSort::SortPairs(temp, bytes, b.keys.data(), b.radix_keys.data(),
                                                       b.values.data(), b.radix_values.data(), items, segments,
-                                                      begins, ends, 0, 32, s);
+                                                      begins, ends, 0, kBits, s);
     }
     return cub::DeviceSegmentedRadixSort::SortKeys(temp, bytes, b.keys.data(), b.radix_keys.data(), items,
-                                                   segments, begins, ends, 0, 32, s);
+                                                   segments, begins, ends, 0, kBits, s);
   };
   const cudaStream_t stream = harness.stream();
   size_t prims_bytes = 0, sort_bytes = 0, radix_bytes = 0;
@@ -119,8 +136,25 @@ void bench_case(prims::bench::Harness& harness, Buffers& b, const Shape& shape, 
   };
   contenders[1].check = [&] { return same_bits(b.sort_keys.data(), b.radix_keys.data(), n); };
 
-  const double bytes_per_item = 2.0 * (sizeof(uint32_t) + (pairs ? sizeof(uint32_t) : 0));
+  const double bytes_per_item = 2.0 * (sizeof(K) + (pairs ? sizeof(uint32_t) : 0));
   harness.run_case({"segsort", type, variant}, n, bytes_per_item, contenders);
+}
+
+/// Every case of key type K: the shapes given, keys only and (if asked) with u32 values.
+template <class K, size_t SHAPES>
+void bench_type(prims::bench::Harness& harness, const Shape (&shapes)[SHAPES], std::initializer_list<bool> pairs) {
+  size_t max_n = 0, max_segments = 0;
+  for (const Shape& shape : shapes) {
+    max_n = std::max(max_n, size_t{1} << (shape.log2_segments + shape.log2_segment_items));
+    max_segments = std::max(max_segments, size_t{1} << shape.log2_segments);
+  }
+  Buffers<K> buffers(max_n, max_segments);
+  prims::bench::generate_keys(buffers.keys.data(), max_n, 1);
+  prims::bench::generate(buffers.values.data(), max_n, 5,
+                         [] __device__(uint64_t, size_t i) { return static_cast<uint32_t>(i); });
+  for (bool with_values : pairs) {
+    for (const Shape& shape : shapes) bench_case(harness, buffers, shape, with_values);
+  }
 }
 
 }  // namespace
@@ -128,18 +162,9 @@ void bench_case(prims::bench::Harness& harness, Buffers& b, const Shape& shape, 
 int main(int argc, char** argv) {
   try {
     prims::bench::Harness harness(argc, argv, "bench_segmented_sort");
-    size_t max_n = 0, max_segments = 0;
-    for (const Shape& shape : kShapes) {
-      max_n = std::max(max_n, size_t{1} << (shape.log2_segments + shape.log2_segment_items));
-      max_segments = std::max(max_segments, size_t{1} << shape.log2_segments);
-    }
-    Buffers buffers(max_n, max_segments);
-    prims::bench::generate_keys(buffers.keys.data(), max_n, 1);
-    prims::bench::generate(buffers.values.data(), max_n, 5,
-                           [] __device__(uint64_t, size_t i) { return static_cast<uint32_t>(i); });
-    for (bool pairs : {false, true}) {
-      for (const Shape& shape : kShapes) bench_case(harness, buffers, shape, pairs);
-    }
+    bench_type<uint32_t>(harness, kShapes, {false, true});
+    bench_type<uint64_t>(harness, kWideKeyShapes, {false});
+    bench_type<double>(harness, kWideKeyShapes, {false});
     return harness.finish();
   } catch (const std::exception& e) {
     fmt::print(stderr, "bench_segmented_sort: error: {}\n", e.what());

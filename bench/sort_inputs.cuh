@@ -21,7 +21,7 @@ inline constexpr Distribution kDistributions[] = {
     {"entropy 1.0", 1}, {"entropy 0.544", 3}, {"entropy 0.201", 5}, {"all equal", 0}};
 
 /// Fills keys[0..n) with the distribution of `words` words. Floats are normal numbers in (-1, 1): the key's top
-/// 32 bits as a signed fraction.
+/// 32 bits as a signed fraction (doubles: all 64 bits).
 template <class K>
 void generate_keys(K* keys, size_t n, int words) {
   generate(keys, n, 11 + words, [words] __device__(uint64_t bits, size_t) {
@@ -29,6 +29,8 @@ void generate_keys(K* keys, size_t n, int words) {
     for (int w = 0; w < words; ++w) key &= prims::mix_bits(bits + w);
     if constexpr (std::is_same_v<K, float>) {
       return static_cast<float>(static_cast<int32_t>(key >> 32)) * 0x1.0p-31f;
+    } else if constexpr (std::is_same_v<K, double>) {
+      return static_cast<double>(static_cast<int64_t>(key)) * 0x1.0p-63;
     } else {
       return static_cast<K>(key);
     }

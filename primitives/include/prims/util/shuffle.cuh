@@ -49,6 +49,12 @@ __device__ __forceinline__ T shuffle_up(const T& value, unsigned delta) {
   return shuffle_words(value, [delta](unsigned word) { return __shfl_up_sync(kFullWarpMask, word, delta); });
 }
 
+/// The value of lane (this lane ^ mask).
+template <class T>
+__device__ __forceinline__ T shuffle_xor(const T& value, int mask) {
+  return shuffle_words(value, [mask](unsigned word) { return __shfl_xor_sync(kFullWarpMask, word, mask); });
+}
+
 /// The value of lane `source`.
 template <class T>
 __device__ __forceinline__ T shuffle_index(const T& value, int source) {

@@ -7,21 +7,21 @@
 // 8-byte items, 1024 for 16-byte values).
 //   1. segmented_classify_kernel   one thread a segment reads its two offsets and appends the segment's id to
 //      the list of its class (one atomic a class for each block and round; empty segments go nowhere):
-//        tiny      1 .. 16 keys      128 segments a block, packed one after another
-//        counted   .. 64 keys        32 segments a block, packed one after another
+//        tiny      1 .. 16 keys      a group of 4 lanes a segment (8 segments a warp)
+//        counted   .. 64 keys        a group of 16 lanes a segment (2 a warp)
 //        packed16  .. T/16 keys      packed 16 to a tile
 //        packed4   .. T/4 keys       packed 4 to a tile
 //        tile      .. T keys         one to a tile
 //        large     more than T keys, up to onesweep_min_items (2^15), or 2^30 and more
 //        onesweep  more than onesweep_min_items and fewer than 2^30 keys
-//   2. segmented_counting_kernel, one launch for each of the tiny and counted classes, whose lists hold each
-//      segment's begin and size (not its id), so blocks read no offsets. A block takes groups of its list (up to
-//      2048 keys each, by striding: the grid is one wave) and packs their keys' sort bits one segment after
-//      another in shared memory, each segment padded to whole quads; a key's rank in its segment is the number of
-//      keys of the segment that sort before it (smaller, or equal and earlier), and the key (and value) is
-//      written straight there. Each thread ranks a quad of one segment, so every word it reads is compared with
-//      four keys. Up to 64 comparisons a key, all in shared memory, instead of a radix pass a digit over a whole
-//      padded tile.
+//   2. segmented_warp_sort_kernel, one launch for each of the tiny and counted classes, whose lists hold each
+//      segment's begin and size (not its id), so no offsets are read. Each group of lanes takes a segment and
+//      sorts a word a key with a bitonic network in registers (warp/bitonic_sort.cuh): the key's sort bits alone
+//      for integer keys without values sorted on every bit (the word is the key), else the sort bits above the
+//      key's index (stable; the key and value are read again from that index). No shared memory, no barrier.
+//      8-byte keys that need their index go to segmented_counting_kernel instead: a block packs the words of a
+//      group of segments in shared memory and writes each key straight to the number of keys of its segment that
+//      sort before it (smaller, or equal and earlier), each thread ranking a quad of one segment.
 //   3. segmented_tile_kernel, one launch for each of the next three classes. A block takes the next group of
 //      segments from its list and gives each a slot of SLOT_ITEMS tile elements. The whole tile
 //      is sorted in registers and shared memory: for each 8-bit digit from begin_bit to end_bit, block::RadixRank
@@ -52,6 +52,8 @@
 #include <algorithm>
 #include <climits>
 #include <cstddef>
+#include <cstdint>
+#include <cstring>
 #include <type_traits>
 
 #include "prims/block/radix_rank.cuh"
@@ -65,6 +67,7 @@
 #include "prims/util/radix_key.cuh"
 #include "prims/util/shuffle.cuh"
 #include "prims/util/temp_storage.cuh"
+#include "prims/warp/bitonic_sort.cuh"
 
 namespace prims::detail {
 
@@ -79,12 +82,19 @@ struct SegmentedSortPolicySm90 {
   /// Registers capped at 128 a thread, so two blocks share an SM and one block's barriers are covered.
   static constexpr int min_blocks_per_sm = 2;
   static constexpr int tile_items = block_threads * items_per_thread;
-  /// Segments of up to counting_max_items keys are ranked by comparing keys (on the H100 the radix passes of a
-  /// packed tile cost more below this size), in two classes: up to counting_tiny_items keys and up to
-  /// counting_max_items, counting_capacity / the class's limit segments a block. Bound by the comparisons (ncu:
-  /// SM throughput 80-90%), so blocks are small and many to an SM.
+  /// Segments of up to counting_max_items keys are sorted in registers or shared memory, in two classes: up to
+  /// counting_tiny_items keys and up to counting_max_items (on the H100 the radix passes of a packed tile cost more
+  /// below this size). By warps (SegmentedWarpSort), a segment to warp_sort_tiny_lanes and warp_sort_lanes lanes;
+  /// 8-byte keys that need their index to sort stably by counting (SegmentedCountingSort), counting_capacity / the
+  /// class's limit segments a block, bound by the comparisons (SM throughput 80-90%), so blocks are small and many
+  /// to an SM. Lanes measured on the H100 (2^26 u32 keys / pairs, us, 2^22 segments of 16 and 2^20 of 64): 16-key
+  /// segments to 1, 2, 4, 8, 16 lanes 912, 391, 263, 289, 378 (pairs 1882, 1183, 514, 545, 667); 64-key segments
+  /// to 4, 8, 16, 32 lanes 676, 277, 265, 319 (pairs 1927, 754, 710, 869): fewer registers a lane (more warps an
+  /// SM) pay for the network's shuffles up to 4 items a lane.
   static constexpr int counting_tiny_items = 16;
   static constexpr int counting_max_items = 64;
+  static constexpr int warp_sort_tiny_lanes = 4;
+  static constexpr int warp_sort_lanes = 16;
   static constexpr int counting_capacity = 2048;
   static constexpr int counting_blocks_per_sm = kSortItemBytes<K, V> <= 8 ? 6 : 4;
   /// Then segments of up to tile_items / 16 keys share a tile 16 at a time, and up to tile_items / 4 four at a time.
@@ -239,12 +249,13 @@ __global__ void __launch_bounds__(kClassifyThreads)
   }
 }
 
-/// Sorts groups of up to Policy::counting_capacity / MAX_ITEMS segments of at most MAX_ITEMS keys by counting:
-/// the key at index i of a segment goes to the number of the segment's keys that sort before it (smaller, or equal
-/// and at a lower index), so no radix pass and no exchange are needed, and work follows the real keys (the
-/// segments are packed one after another in shared memory, not in fixed slots). Each thread ranks quads: four
-/// consecutive words of one segment (segments are padded to whole quads), so every word it reads from shared
-/// memory is compared with four keys.
+/// Sorts groups of up to Policy::counting_capacity / MAX_ITEMS segments of at most MAX_ITEMS 8-byte keys that
+/// need their index to sort stably (floats, bit ranges, pairs; the other counted segments go to
+/// SegmentedWarpSort, whose network would compare 96-bit words here) by counting: the key at index i of a segment
+/// goes to the number of the segment's keys that sort before it (smaller, or equal and at a lower index), so no
+/// radix pass and no exchange are needed, and work follows the real keys (the segments are packed one after
+/// another in shared memory, not in fixed slots). Each thread ranks quads: four consecutive words of one segment
+/// (segments are padded to whole quads), so every word it reads from shared memory is compared with four keys.
 template <class Policy, int MAX_ITEMS, class K, class V>
 struct SegmentedCountingSort {
   static constexpr int kThreads = Policy::block_threads;
@@ -257,13 +268,12 @@ struct SegmentedCountingSort {
   static_assert(kMaxItems % kQuad == 0 && kCapacity % (kQuad * kThreads) == 0,
                 "whole quads a segment, whole quads a thread");
   static_assert(kGroup <= kThreads, "a thread a segment of the group");
+  static_assert(sizeof(K) == 8, "shorter keys are sorted by SegmentedWarpSort");
   using Bits = typename RadixKey<K>::Bits;
-  /// What is compared. Keys of up to 4 bytes: the sort bits above the index in the segment, so no two words of a
-  /// segment are equal and one comparison decides. 8-byte keys: the sort bits, ties broken by index.
-  static constexpr bool kIndexInWord = sizeof(K) <= 4;
-  using Word = std::uint64_t;
-  /// Fills a segment's last quad: above every real word, and never before a real one on a tie (its index is past
-  /// the segment).
+  /// What is compared: the sort bits, ties broken by index.
+  using Word = Bits;
+  /// Fills a segment's last quad: not below any real word, and never before a real one on a tie (its index is
+  /// past the segment).
   static constexpr Word kPadding = ~Word{0};
   using SizeScan = block::Scan<unsigned, kThreads>;
 
@@ -276,21 +286,9 @@ struct SegmentedCountingSort {
     unsigned packed;
   };
 
-  __device__ static Word word_of(Bits bits, unsigned index) {
-    if constexpr (kIndexInWord) {
-      return static_cast<Word>(bits) << 32 | index;
-    } else {
-      return static_cast<Word>(bits);
-    }
-  }
-
   /// Whether the word at index t of a segment sorts before the one at index i.
   __device__ static bool before(Word word_t, Word word_i, unsigned t, unsigned i) {
-    if constexpr (kIndexInWord) {
-      return word_t < word_i;
-    } else {
-      return word_t < word_i || (word_t == word_i && t < i);
-    }
+    return word_t < word_i || (word_t == word_i && t < i);
   }
 
   /// The group's segment that holds packed position p (its start is at or before p).
@@ -341,7 +339,7 @@ struct SegmentedCountingSort {
           words[r] = kPadding;
           if (index < storage.size[j]) {
             keys[q][r] = args.io.keys_in[storage.begin[j] + index];
-            words[r] = word_of(sort_bits(keys[q][r], args.order, args.begin_bit, args.end_bit), index);
+            words[r] = sort_bits(keys[q][r], args.order, args.begin_bit, args.end_bit);
           }
         }
         auto* quad = reinterpret_cast<ulonglong2*>(storage.words + p);
@@ -444,6 +442,117 @@ __global__ void __launch_bounds__(Policy::block_threads, Policy::counting_blocks
     __syncthreads();
     Sort::sort_group(args, storage);
     __syncthreads();  // the next group rewrites the table and the words
+  }
+}
+
+/// Sorts segments of up to LANES * ITEMS keys (a counted class's list of ranges), each by a group of LANES lanes of
+/// a warp with warp::bitonic_sort in registers: no shared memory and no block barrier, so warps never wait on each
+/// other. Lane l of a group holds positions l * ITEMS .. l * ITEMS + ITEMS - 1 before and after the sort; padding
+/// words sort last. What is sorted:
+///   PLAIN (integer keys, no values, every bit sorted): the sort bits alone, compared and exchanged with min and
+///     max. They determine the key, so keys that tie are identical and the key is rebuilt from its word.
+///   otherwise (keys of up to 4 bytes): the sort bits above the key's index in its segment, one 64-bit word, so no
+///     two words tie and the order is stable. The word of sorted position p names the index of its key, which is
+///     read again from there (the warp has just read it: a cache hit), with its value, and written to p.
+template <class Policy, int LANES, int ITEMS, bool PLAIN, class K, class V>
+struct SegmentedWarpSort {
+  static constexpr int kMaxItems = LANES * ITEMS;
+  static constexpr int kGroups = warp::kWarpThreads / LANES;
+  static_assert(kMaxItems <= (1 << kRangeSizeBits), "sizes fit the list's ranges");
+  static_assert(!PLAIN || (std::is_integral_v<K> && !kHasValues<V>), "plain words rebuild integer keys only");
+  static_assert(PLAIN || sizeof(K) <= 4, "8-byte keys with an index are sorted by SegmentedCountingSort");
+  using Bits = typename RadixKey<K>::Bits;
+  using Word = std::conditional_t<PLAIN, Bits, std::uint64_t>;
+
+  __device__ static Word word_of(Bits bits, unsigned index) {
+    if constexpr (PLAIN) {
+      return bits;
+    } else {
+      return static_cast<std::uint64_t>(bits) << 32 | index;
+    }
+  }
+  /// Not below any real word: all bits set (an index past any segment).
+  __device__ static Word padding() { return word_of(static_cast<Bits>(~Bits{0}), ~0u); }
+  /// The key whose plain word (sort bits over the whole key) is `word`: undoes the order's complement and the
+  /// sign flip of RadixKey<K>::ordered_bits.
+  __device__ static K key_of(Bits word, Order order) {
+    Bits bits = order == Order::Descending ? static_cast<Bits>(~word) : word;
+    if constexpr (std::is_signed_v<K>) bits = static_cast<Bits>(bits ^ RadixKey<K>::kSignBit);
+    K key;
+    memcpy(&key, &bits, sizeof(K));
+    return key;
+  }
+
+  /// Sorts the segment [begin, begin + size) with the other lanes of the group (member: this lane's place in it);
+  /// size 0 for a group without a segment. All 32 lanes of the warp call it together.
+  template <class Offset>
+  __device__ static void sort_segment(const SegmentedSortArgs<K, V, Offset>& args, size_t begin, unsigned size,
+                                      int member) {
+    Word words[ITEMS];
+#pragma unroll
+    for (int r = 0; r < ITEMS; ++r) {
+      const unsigned index = member * ITEMS + r;
+      words[r] = padding();
+      if (index < size) {
+        const K key = args.io.keys_in[begin + index];
+        words[r] = word_of(sort_bits(key, args.order, args.begin_bit, args.end_bit), index);
+      }
+    }
+    warp::bitonic_sort<LANES>(words, member);
+    if constexpr (PLAIN) {
+      __syncwarp();  // in place: every key of the group's segments is read before any is written
+#pragma unroll
+      for (int r = 0; r < ITEMS; ++r) {
+        const unsigned position = member * ITEMS + r;
+        if (position < size) args.io.keys_out[begin + position] = key_of(words[r], args.order);
+      }
+    } else {
+      K keys[ITEMS];
+      [[maybe_unused]] V values[kHasValues<V> ? ITEMS : 1];
+#pragma unroll
+      for (int r = 0; r < ITEMS; ++r) {
+        if (member * ITEMS + r < size) {
+          const size_t origin = begin + static_cast<unsigned>(words[r]);  // the index, below the sort bits
+          keys[r] = args.io.keys_in[origin];
+          if constexpr (kHasValues<V>) values[r] = args.io.values_in[origin];
+        }
+      }
+      __syncwarp();  // in place: every key and value of the group's segments is read before any is written
+#pragma unroll
+      for (int r = 0; r < ITEMS; ++r) {
+        const unsigned position = member * ITEMS + r;
+        if (position < size) {
+          args.io.keys_out[begin + position] = keys[r];
+          if constexpr (kHasValues<V>) args.io.values_out[begin + position] = values[r];
+        }
+      }
+    }
+  }
+};
+
+/// Sorts a counted class by warps: warp w sorts entries w * kGroups, (w + warps) * kGroups, ... of the class's
+/// list, a group of LANES lanes each (the grid is one wave; the work of a segment is small and even).
+template <class Policy, int LANES, int ITEMS, bool PLAIN, class K, class V, class Offset>
+__global__ void __launch_bounds__(Policy::block_threads)
+    segmented_warp_sort_kernel(SegmentedSortArgs<K, V, Offset> args, SegmentList list) {
+  using Sort = SegmentedWarpSort<Policy, LANES, ITEMS, PLAIN, K, V>;
+  wait_for_prior_grids();
+  allow_dependent_grids();
+  const int lane = threadIdx.x % warp::kWarpThreads;
+  const size_t warp_id = (static_cast<size_t>(blockIdx.x) * blockDim.x + threadIdx.x) / warp::kWarpThreads;
+  const size_t warps = static_cast<size_t>(gridDim.x) * blockDim.x / warp::kWarpThreads;
+  const unsigned count = list.size();
+  // The loop is the same for every lane of a warp, so whole warps meet in the network's shuffles.
+  for (size_t first = warp_id * Sort::kGroups; first < count; first += warps * Sort::kGroups) {
+    const size_t index = first + lane / LANES;
+    size_t begin = 0;
+    unsigned size = 0;
+    if (index < count) {
+      const unsigned long long range = list.ranges[index];
+      begin = static_cast<size_t>(range >> kRangeSizeBits);
+      size = static_cast<unsigned>(range & ((1u << kRangeSizeBits) - 1)) + 1;
+    }
+    Sort::sort_segment(args, begin, size, lane % LANES);
   }
 }
 
@@ -800,10 +909,31 @@ cudaError_t segmented_radix_sort(void* temp, size_t& temp_bytes, PassBuffers<K, 
   constexpr int kPacked16 = Policy::packed16_slot_items;
   constexpr int kPacked4 = Policy::packed4_slot_items;
   constexpr int kTile = Policy::tile_items;
-  PRIMS_TRY(sort_class(segmented_counting_kernel<Policy, kTiny, K, V, Offset>, Policy::counting_capacity / kTiny,
-                       kTinySegments));
-  PRIMS_TRY(sort_class(segmented_counting_kernel<Policy, kCounted, K, V, Offset>, Policy::counting_capacity / kCounted,
-                       kCountedSegments));
+  // The two counted classes: by warps where a word a key sorts stably (see SegmentedWarpSort), plain where the
+  // word rebuilds the key; otherwise (8-byte keys that need their index) by counting.
+  constexpr int kWarps = Policy::block_threads / warp::kWarpThreads;
+  auto sort_counted = [&](auto lanes, auto max_items, SegmentClass c) -> cudaError_t {
+    constexpr int kLanes = decltype(lanes)::value;
+    constexpr int kMaxItems = decltype(max_items)::value;
+    [[maybe_unused]] constexpr size_t kWarpSegmentsABlock = kWarps * (warp::kWarpThreads / kLanes);
+    if constexpr (std::is_integral_v<K> && !kHasValues<V>) {
+      if (begin_bit == 0 && end_bit == RadixKey<K>::kBits) {
+        return sort_class(segmented_warp_sort_kernel<Policy, kLanes, kMaxItems / kLanes, true, K, V, Offset>,
+                          kWarpSegmentsABlock, c);
+      }
+    }
+    if constexpr (sizeof(K) <= 4) {
+      return sort_class(segmented_warp_sort_kernel<Policy, kLanes, kMaxItems / kLanes, false, K, V, Offset>,
+                        kWarpSegmentsABlock, c);
+    } else {
+      return sort_class(segmented_counting_kernel<Policy, kMaxItems, K, V, Offset>,
+                        Policy::counting_capacity / kMaxItems, c);
+    }
+  };
+  PRIMS_TRY(sort_counted(std::integral_constant<int, Policy::warp_sort_tiny_lanes>{},
+                         std::integral_constant<int, kTiny>{}, kTinySegments));
+  PRIMS_TRY(sort_counted(std::integral_constant<int, Policy::warp_sort_lanes>{},
+                         std::integral_constant<int, kCounted>{}, kCountedSegments));
   PRIMS_TRY(sort_class(segmented_tile_kernel<Policy, kPacked16, K, V, Offset>, kTile / kPacked16, kPacked16Segments));
   PRIMS_TRY(sort_class(segmented_tile_kernel<Policy, kPacked4, K, V, Offset>, kTile / kPacked4, kPacked4Segments));
   PRIMS_TRY(sort_class(segmented_tile_kernel<Policy, kTile, K, V, Offset>, 1, kTileSegments));
