@@ -476,6 +476,40 @@ TEST(SegmentedSortFloats, NansZerosInfinitiesDenormalsDouble) {
   check_special_floats<double>();
 }
 
+/// Small segments of float keys, a few of them holding a -0.0 or a NaN: keys-only sorts on every bit rebuild the
+/// keys of the others from their sort bits and sort those few again with the keys' indices, in the same call.
+template <class F>
+void check_few_special_floats() {
+  const auto specials = prims::test::special_floats<F>();
+  std::vector<size_t> sizes;
+  for (int round = 0; round < 40; ++round) {
+    for (size_t size : {1, 2, 5, 15, 16, 17, 33, 63, 64}) sizes.push_back(size);
+  }
+  const Layout l = layout(sizes, 3, true, 43);
+  std::mt19937 rng(4);
+  std::vector<F> keys(l.n);
+  for (auto& key : keys) {
+    key = rng() % 64 == 0 ? specials[rng() % specials.size()]
+                          : static_cast<F>(static_cast<int>(rng() % 2001) - 1000) / 8;
+  }
+  for (Order order : {Order::Ascending, Order::Descending}) {
+    for (bool in_place : {false, true}) {
+      check_keys(keys, l, {order, 0, -1, in_place});
+      if (::testing::Test::HasFatalFailure()) return;
+    }
+  }
+}
+
+TEST(SegmentedSortFloats, FewSmallSegmentsWithSpecialKeysFloat) {
+  PRIMS_REQUIRE_GPU();
+  check_few_special_floats<float>();
+}
+
+TEST(SegmentedSortFloats, FewSmallSegmentsWithSpecialKeysDouble) {
+  PRIMS_REQUIRE_GPU();
+  check_few_special_floats<double>();
+}
+
 /// Offsets of every integer type, signed and unsigned, 8 to 64 bits.
 TEST(SegmentedSort, OffsetTypes) {
   PRIMS_REQUIRE_GPU();

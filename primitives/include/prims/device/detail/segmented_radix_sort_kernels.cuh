@@ -17,8 +17,9 @@
 //   2. segmented_warp_sort_kernel, one launch for each of the tiny and counted classes, whose lists hold each
 //      segment's begin and size (not its id), so no offsets are read. Each group of lanes takes a segment and
 //      sorts a word a key with a bitonic network in registers (warp/bitonic_sort.cuh): the key's sort bits alone
-//      for integer keys without values sorted on every bit (the word is the key), else the sort bits above the
-//      key's index (stable; the key and value are read again from that index). No shared memory, no barrier.
+//      for keys without values sorted on every bit (the word is the key; float segments holding -0.0 or a NaN are
+//      listed and sorted after, as below), else the sort bits above the key's index (stable; the key and value
+//      are read again from that index). No shared memory, no barrier.
 //      8-byte keys that need their index go to segmented_counting_kernel instead: a block packs the words of a
 //      group of segments in shared memory and writes each key straight to the number of keys of its segment that
 //      sort before it (smaller, or equal and earlier), each thread ranking a quad of one segment.
@@ -449,8 +450,10 @@ __global__ void __launch_bounds__(Policy::block_threads, Policy::counting_blocks
 /// a warp with warp::bitonic_sort in registers: no shared memory and no block barrier, so warps never wait on each
 /// other. Lane l of a group holds positions l * ITEMS .. l * ITEMS + ITEMS - 1 before and after the sort; padding
 /// words sort last. What is sorted:
-///   PLAIN (integer keys, no values, every bit sorted): the sort bits alone, compared and exchanged with min and
-///     max. They determine the key, so keys that tie are identical and the key is rebuilt from its word.
+///   PLAIN (integer or float keys, no values, every bit sorted): the sort bits alone, compared and exchanged
+///     with min and max. They determine the key, so keys that tie are identical and the key is rebuilt from its
+///     word; for floats only if the segment has no -0.0 and no NaN (ordered bits shared with +0.0 and the other
+///     NaNs): a segment with one is appended to the `special` list instead and sorted after by index words.
 ///   otherwise (keys of up to 4 bytes): the sort bits above the key's index in its segment, one 64-bit word, so no
 ///     two words tie and the order is stable. The word of sorted position p names the index of its key, which is
 ///     read again from there (the warp has just read it: a cache hit), with its value, and written to p.
@@ -459,7 +462,7 @@ struct SegmentedWarpSort {
   static constexpr int kMaxItems = LANES * ITEMS;
   static constexpr int kGroups = warp::kWarpThreads / LANES;
   static_assert(kMaxItems <= (1 << kRangeSizeBits), "sizes fit the list's ranges");
-  static_assert(!PLAIN || (std::is_integral_v<K> && !kHasValues<V>), "plain words rebuild integer keys only");
+  static_assert(!PLAIN || !kHasValues<V>, "plain words rebuild keys, not values");
   static_assert(PLAIN || sizeof(K) <= 4, "8-byte keys with an index are sorted by SegmentedCountingSort");
   using Bits = typename RadixKey<K>::Bits;
   using Word = std::conditional_t<PLAIN, Bits, std::uint64_t>;
@@ -473,11 +476,16 @@ struct SegmentedWarpSort {
   }
   /// Not below any real word: all bits set (an index past any segment).
   __device__ static Word padding() { return word_of(static_cast<Bits>(~Bits{0}), ~0u); }
-  /// The key whose plain word (sort bits over the whole key) is `word`: undoes the order's complement and the
-  /// sign flip of RadixKey<K>::ordered_bits.
+  /// The key whose plain word (sort bits over the whole key) is `word`: undoes the order's complement and
+  /// RadixKey<K>::ordered_bits (for floats: a key that is not special).
   __device__ static K key_of(Bits word, Order order) {
+    constexpr Bits kSignBit = RadixKey<K>::kSignBit;
     Bits bits = order == Order::Descending ? static_cast<Bits>(~word) : word;
-    if constexpr (std::is_signed_v<K>) bits = static_cast<Bits>(bits ^ RadixKey<K>::kSignBit);
+    if constexpr (std::is_floating_point_v<K>) {
+      bits = (bits & kSignBit) ? static_cast<Bits>(bits ^ kSignBit) : static_cast<Bits>(~bits);
+    } else if constexpr (std::is_signed_v<K>) {
+      bits = static_cast<Bits>(bits ^ kSignBit);
+    }
     K key;
     memcpy(&key, &bits, sizeof(K));
     return key;
@@ -487,8 +495,9 @@ struct SegmentedWarpSort {
   /// size 0 for a group without a segment. All 32 lanes of the warp call it together.
   template <class Offset>
   __device__ static void sort_segment(const SegmentedSortArgs<K, V, Offset>& args, size_t begin, unsigned size,
-                                      int member) {
+                                      int member, const SegmentList& special) {
     Word words[ITEMS];
+    [[maybe_unused]] bool special_key = false;
 #pragma unroll
     for (int r = 0; r < ITEMS; ++r) {
       const unsigned index = member * ITEMS + r;
@@ -496,15 +505,31 @@ struct SegmentedWarpSort {
       if (index < size) {
         const K key = args.io.keys_in[begin + index];
         words[r] = word_of(sort_bits(key, args.order, args.begin_bit, args.end_bit), index);
+        if constexpr (PLAIN && std::is_floating_point_v<K>) special_key |= RadixKey<K>::is_special(key);
       }
     }
     warp::bitonic_sort<LANES>(words, member);
     if constexpr (PLAIN) {
+      unsigned written = size;
+      if constexpr (std::is_floating_point_v<K>) {
+        const int lane = threadIdx.x % warp::kWarpThreads;
+        const unsigned group_lanes =
+            LANES == warp::kWarpThreads ? kFullWarpMask : ((1u << LANES) - 1) << (lane - member);
+        if ((__ballot_sync(kFullWarpMask, special_key) & group_lanes) != 0) {
+          written = 0;  // the whole group leaves the segment to the special list's sort
+          if (member == 0) {
+            const unsigned position = atomicAdd(special.count, 1u);
+            if (position < special.capacity) {
+              special.ranges[position] = static_cast<unsigned long long>(begin) << kRangeSizeBits | (size - 1);
+            }
+          }
+        }
+      }
       __syncwarp();  // in place: every key of the group's segments is read before any is written
 #pragma unroll
       for (int r = 0; r < ITEMS; ++r) {
         const unsigned position = member * ITEMS + r;
-        if (position < size) args.io.keys_out[begin + position] = key_of(words[r], args.order);
+        if (position < written) args.io.keys_out[begin + position] = key_of(words[r], args.order);
       }
     } else {
       K keys[ITEMS];
@@ -531,10 +556,11 @@ struct SegmentedWarpSort {
 };
 
 /// Sorts a counted class by warps: warp w sorts entries w * kGroups, (w + warps) * kGroups, ... of the class's
-/// list, a group of LANES lanes each (the grid is one wave; the work of a segment is small and even).
+/// list, a group of LANES lanes each (the grid is one wave; the work of a segment is small and even). Float
+/// segments that plain words cannot sort go to `special` (see SegmentedWarpSort).
 template <class Policy, int LANES, int ITEMS, bool PLAIN, class K, class V, class Offset>
 __global__ void __launch_bounds__(Policy::block_threads)
-    segmented_warp_sort_kernel(SegmentedSortArgs<K, V, Offset> args, SegmentList list) {
+    segmented_warp_sort_kernel(SegmentedSortArgs<K, V, Offset> args, SegmentList list, SegmentList special) {
   using Sort = SegmentedWarpSort<Policy, LANES, ITEMS, PLAIN, K, V>;
   wait_for_prior_grids();
   allow_dependent_grids();
@@ -552,7 +578,7 @@ __global__ void __launch_bounds__(Policy::block_threads)
       begin = static_cast<size_t>(range >> kRangeSizeBits);
       size = static_cast<unsigned>(range & ((1u << kRangeSizeBits) - 1)) + 1;
     }
-    Sort::sort_segment(args, begin, size, lane % LANES);
+    Sort::sort_segment(args, begin, size, lane % LANES, special);
   }
 }
 
@@ -868,16 +894,25 @@ cudaError_t segmented_radix_sort(void* temp, size_t& temp_bytes, PassBuffers<K, 
   // Only large segments pass through the alternate buffers.
   const size_t alternate_items = capacity[kLargeSegments] > 0 || capacity[kOnesweepSegments] > 0 ? n : 0;
   using OnesweepStorage = SegmentedOnesweepStorage<K, V>;
-  constexpr int kParts = kSegmentClasses + 3 + OnesweepStorage::kParts;
+  // Float keys without values: small segments holding -0.0 or a NaN, listed by the plain warp sort (every counted
+  // segment at most).
+  constexpr bool kFloatKeysOnly = std::is_floating_point_v<K> && !kHasValues<V>;
+  const unsigned special_capacity = kFloatKeysOnly ? capacity[kTinySegments] : 0u;
+  // Parts: the alternate keys and values, the counters (a count and a next for each class and the special list),
+  // the class lists, the special list, Onesweep's.
+  constexpr int kSpecialPart = kSegmentClasses + 3;
+  constexpr int kOnesweepPart = kSpecialPart + 1;
+  constexpr int kParts = kOnesweepPart + OnesweepStorage::kParts;
   size_t sizes[kParts] = {alternate_bytes<K>(alternate_items), alternate_bytes<V>(alternate_items),
-                          2 * kSegmentClasses * sizeof(unsigned)};
+                          2 * (kSegmentClasses + 1) * sizeof(unsigned)};
   for (int c = 0; c < kSegmentClasses; ++c) {
     sizes[c + 3] = capacity[c] * (is_counted_class(c) ? sizeof(unsigned long long) : sizeof(unsigned));
   }
+  sizes[kSpecialPart] = special_capacity * sizeof(unsigned long long);
   const int num_passes = radix_passes(begin_bit, end_bit, Policy::radix_bits);
   size_t onesweep_sizes[OnesweepStorage::kParts];
   OnesweepStorage::sizes(n, capacity[kOnesweepSegments], num_passes, onesweep_sizes);
-  std::copy(onesweep_sizes, onesweep_sizes + OnesweepStorage::kParts, sizes + kSegmentClasses + 3);
+  std::copy(onesweep_sizes, onesweep_sizes + OnesweepStorage::kParts, sizes + kOnesweepPart);
   void* parts[kParts];
   PRIMS_TRY(carve_temp(temp, temp_bytes, sizes, parts));
   if (temp == nullptr || n == 0 || num_segments == 0) return cudaSuccess;
@@ -889,6 +924,8 @@ cudaError_t segmented_radix_sort(void* temp, size_t& temp_bytes, PassBuffers<K, 
     auto* ranges = is_counted_class(c) ? static_cast<unsigned long long*>(parts[c + 3]) : nullptr;
     lists.list[c] = {ids, ranges, counters + c, counters + kSegmentClasses + c, capacity[c]};
   }
+  const SegmentList special{nullptr, static_cast<unsigned long long*>(parts[kSpecialPart]),
+                            counters + 2 * kSegmentClasses, counters + 2 * kSegmentClasses + 1, special_capacity};
   PRIMS_TRY(cudaMemsetAsync(counters, 0, sizes[2], stream));
   int multiprocessors = 0;
   PRIMS_TRY(multiprocessor_count(multiprocessors));
@@ -899,46 +936,56 @@ cudaError_t segmented_radix_sort(void* temp, size_t& temp_bytes, PassBuffers<K, 
 
   const SegmentedSortArgs<K, V, Offset> args{io, begin_offsets, end_offsets, order, begin_bit, end_bit};
   // Each class's kernel, on a persistent grid of no more blocks than the class's groups can keep busy.
+  auto sort_list = [&](auto kernel, size_t segments_a_block, const SegmentList& list, auto... more) -> cudaError_t {
+    if (list.capacity == 0) return cudaSuccess;
+    return launch_persistent(kernel, (list.capacity + segments_a_block - 1) / segments_a_block,
+                             Policy::block_threads, 0, stream, args, list, more...);
+  };
   auto sort_class = [&](auto kernel, size_t segments_a_block, SegmentClass c) -> cudaError_t {
-    if (capacity[c] == 0) return cudaSuccess;
-    return launch_persistent(kernel, (capacity[c] + segments_a_block - 1) / segments_a_block, Policy::block_threads, 0,
-                             stream, args, lists.list[c]);
+    return sort_list(kernel, segments_a_block, lists.list[c]);
   };
   constexpr int kTiny = Policy::counting_tiny_items;
   constexpr int kCounted = Policy::counting_max_items;
   constexpr int kPacked16 = Policy::packed16_slot_items;
   constexpr int kPacked4 = Policy::packed4_slot_items;
   constexpr int kTile = Policy::tile_items;
-  // The two counted classes: by warps where a word a key sorts stably (see SegmentedWarpSort), plain where the
-  // word rebuilds the key; otherwise (8-byte keys that need their index) by counting.
+  // The two counted classes: by warps, plain words where they rebuild the keys, else words holding the index for
+  // keys of up to 4 bytes; 8-byte keys that need their index by counting (see SegmentedWarpSort). Float segments
+  // that plain words cannot sort are listed by the plain sort and sorted after it, at the larger class's size.
   constexpr int kWarps = Policy::block_threads / warp::kWarpThreads;
-  auto sort_counted = [&](auto lanes, auto max_items, SegmentClass c) -> cudaError_t {
-    constexpr int kLanes = decltype(lanes)::value;
+  auto sort_indexed = [&](auto lanes, auto max_items, const SegmentList& list) -> cudaError_t {
+    [[maybe_unused]] constexpr int kLanes = decltype(lanes)::value;
     constexpr int kMaxItems = decltype(max_items)::value;
-    [[maybe_unused]] constexpr size_t kWarpSegmentsABlock = kWarps * (warp::kWarpThreads / kLanes);
-    if constexpr (std::is_integral_v<K> && !kHasValues<V>) {
-      if (begin_bit == 0 && end_bit == RadixKey<K>::kBits) {
-        return sort_class(segmented_warp_sort_kernel<Policy, kLanes, kMaxItems / kLanes, true, K, V, Offset>,
-                          kWarpSegmentsABlock, c);
-      }
-    }
     if constexpr (sizeof(K) <= 4) {
-      return sort_class(segmented_warp_sort_kernel<Policy, kLanes, kMaxItems / kLanes, false, K, V, Offset>,
-                        kWarpSegmentsABlock, c);
+      return sort_list(segmented_warp_sort_kernel<Policy, kLanes, kMaxItems / kLanes, false, K, V, Offset>,
+                       kWarps * (warp::kWarpThreads / kLanes), list, SegmentList{});
     } else {
-      return sort_class(segmented_counting_kernel<Policy, kMaxItems, K, V, Offset>,
-                        Policy::counting_capacity / kMaxItems, c);
+      return sort_list(segmented_counting_kernel<Policy, kMaxItems, K, V, Offset>,
+                       Policy::counting_capacity / kMaxItems, list);
     }
   };
-  PRIMS_TRY(sort_counted(std::integral_constant<int, Policy::warp_sort_tiny_lanes>{},
-                         std::integral_constant<int, kTiny>{}, kTinySegments));
-  PRIMS_TRY(sort_counted(std::integral_constant<int, Policy::warp_sort_lanes>{},
-                         std::integral_constant<int, kCounted>{}, kCountedSegments));
+  const bool plain = !kHasValues<V> && begin_bit == 0 && end_bit == RadixKey<K>::kBits;
+  auto sort_counted = [&](auto lanes, auto max_items, SegmentClass c) -> cudaError_t {
+    [[maybe_unused]] constexpr int kLanes = decltype(lanes)::value;
+    [[maybe_unused]] constexpr int kMaxItems = decltype(max_items)::value;
+    if constexpr (!kHasValues<V>) {
+      if (plain) {
+        return sort_list(segmented_warp_sort_kernel<Policy, kLanes, kMaxItems / kLanes, true, K, V, Offset>,
+                         kWarps * (warp::kWarpThreads / kLanes), lists.list[c], special);
+      }
+    }
+    return sort_indexed(lanes, max_items, lists.list[c]);
+  };
+  using TinyLanes = std::integral_constant<int, Policy::warp_sort_tiny_lanes>;
+  using CountedLanes = std::integral_constant<int, Policy::warp_sort_lanes>;
+  PRIMS_TRY(sort_counted(TinyLanes{}, std::integral_constant<int, kTiny>{}, kTinySegments));
+  PRIMS_TRY(sort_counted(CountedLanes{}, std::integral_constant<int, kCounted>{}, kCountedSegments));
+  if (kFloatKeysOnly && plain) PRIMS_TRY(sort_indexed(CountedLanes{}, std::integral_constant<int, kCounted>{}, special));
   PRIMS_TRY(sort_class(segmented_tile_kernel<Policy, kPacked16, K, V, Offset>, kTile / kPacked16, kPacked16Segments));
   PRIMS_TRY(sort_class(segmented_tile_kernel<Policy, kPacked4, K, V, Offset>, kTile / kPacked4, kPacked4Segments));
   PRIMS_TRY(sort_class(segmented_tile_kernel<Policy, kTile, K, V, Offset>, 1, kTileSegments));
   void* onesweep_parts[OnesweepStorage::kParts];
-  std::copy(parts + kSegmentClasses + 3, parts + kParts, onesweep_parts);
+  std::copy(parts + kOnesweepPart, parts + kParts, onesweep_parts);
   const SegmentList& onesweep_list = lists.list[kOnesweepSegments];
   const SegmentedOnesweepState onesweep_state = OnesweepStorage::state(
       onesweep_parts, n, capacity[kOnesweepSegments], num_passes, onesweep_list.ids, onesweep_list.count);
