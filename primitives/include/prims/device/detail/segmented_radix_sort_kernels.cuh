@@ -9,7 +9,7 @@
 //      the list of its class (one atomic a class for each block and round; empty segments go nowhere):
 //        tiny      1 .. 16 keys      a group of 4 lanes a segment (8 segments a warp)
 //        counted   .. 64 keys        a group of 16 lanes a segment (2 a warp)
-//        packed16  .. T/16 keys      packed 16 to a tile
+//        packed16  .. T/16 keys      a whole warp a segment (2), else packed 16 to a tile
 //        packed4   .. T/4 keys       packed 4 to a tile
 //        tile      .. T keys         one to a tile
 //        large     more than T keys, up to onesweep_min_items (2^15), or 2^30 and more
@@ -22,7 +22,9 @@
 //      are read again from that index). No shared memory, no barrier.
 //      8-byte keys that need their index go to segmented_counting_kernel instead: a block packs the words of a
 //      group of segments in shared memory and writes each key straight to the number of keys of its segment that
-//      sort before it (smaller, or equal and earlier), each thread ranking a quad of one segment.
+//      sort before it (smaller, or equal and earlier), each thread ranking a quad of one segment. The packed16
+//      class goes to segmented_warp_sort_kernel too, 32 lanes a segment, where its words are plain integer keys
+//      or keys of up to 4 bytes with their index (its list holds ids: the group reads the offsets).
 //   3. segmented_tile_kernel, one launch for each of the next three classes. A block takes the next group of
 //      segments from its list and gives each a slot of SLOT_ITEMS tile elements. The whole tile
 //      is sorted in registers and shared memory: for each 8-bit digit from begin_bit to end_bit, block::RadixRank
@@ -461,7 +463,8 @@ template <class Policy, int LANES, int ITEMS, bool PLAIN, class K, class V>
 struct SegmentedWarpSort {
   static constexpr int kMaxItems = LANES * ITEMS;
   static constexpr int kGroups = warp::kWarpThreads / LANES;
-  static_assert(kMaxItems <= (1 << kRangeSizeBits), "sizes fit the list's ranges");
+  static_assert(!(PLAIN && std::is_floating_point_v<K>) || kMaxItems <= (1 << kRangeSizeBits),
+                "the special list's ranges hold the sizes");
   static_assert(!PLAIN || !kHasValues<V>, "plain words rebuild keys, not values");
   static_assert(PLAIN || sizeof(K) <= 4, "8-byte keys with an index are sorted by SegmentedCountingSort");
   using Bits = typename RadixKey<K>::Bits;
@@ -555,9 +558,10 @@ struct SegmentedWarpSort {
   }
 };
 
-/// Sorts a counted class by warps: warp w sorts entries w * kGroups, (w + warps) * kGroups, ... of the class's
-/// list, a group of LANES lanes each (the grid is one wave; the work of a segment is small and even). Float
-/// segments that plain words cannot sort go to `special` (see SegmentedWarpSort).
+/// Sorts a class by warps: warp w sorts entries w * kGroups, (w + warps) * kGroups, ... of the class's list
+/// (ranges, or ids for the packed16 class), a group of LANES lanes each (the grid is one wave; the work of a
+/// segment is small and even). Float segments that plain words cannot sort go to `special` (see
+/// SegmentedWarpSort).
 template <class Policy, int LANES, int ITEMS, bool PLAIN, class K, class V, class Offset>
 __global__ void __launch_bounds__(Policy::block_threads)
     segmented_warp_sort_kernel(SegmentedSortArgs<K, V, Offset> args, SegmentList list, SegmentList special) {
@@ -574,9 +578,15 @@ __global__ void __launch_bounds__(Policy::block_threads)
     size_t begin = 0;
     unsigned size = 0;
     if (index < count) {
-      const unsigned long long range = list.ranges[index];
-      begin = static_cast<size_t>(range >> kRangeSizeBits);
-      size = static_cast<unsigned>(range & ((1u << kRangeSizeBits) - 1)) + 1;
+      if (list.ranges != nullptr) {  // a counted class
+        const unsigned long long range = list.ranges[index];
+        begin = static_cast<size_t>(range >> kRangeSizeBits);
+        size = static_cast<unsigned>(range & ((1u << kRangeSizeBits) - 1)) + 1;
+      } else {
+        const SegmentRange range = segment_range(args.begin_offsets, args.end_offsets, list.ids[index]);
+        begin = range.begin;
+        size = static_cast<unsigned>(range.size);
+      }
     }
     Sort::sort_segment(args, begin, size, lane % LANES, special);
   }
@@ -941,8 +951,8 @@ cudaError_t segmented_radix_sort(void* temp, size_t& temp_bytes, PassBuffers<K, 
     return launch_persistent(kernel, (list.capacity + segments_a_block - 1) / segments_a_block,
                              Policy::block_threads, 0, stream, args, list, more...);
   };
-  auto sort_class = [&](auto kernel, size_t segments_a_block, SegmentClass c) -> cudaError_t {
-    return sort_list(kernel, segments_a_block, lists.list[c]);
+  auto sort_class = [&](auto kernel, size_t segments_a_block, SegmentClass c, auto... more) -> cudaError_t {
+    return sort_list(kernel, segments_a_block, lists.list[c], more...);
   };
   constexpr int kTiny = Policy::counting_tiny_items;
   constexpr int kCounted = Policy::counting_max_items;
@@ -980,8 +990,30 @@ cudaError_t segmented_radix_sort(void* temp, size_t& temp_bytes, PassBuffers<K, 
   using CountedLanes = std::integral_constant<int, Policy::warp_sort_lanes>;
   PRIMS_TRY(sort_counted(TinyLanes{}, std::integral_constant<int, kTiny>{}, kTinySegments));
   PRIMS_TRY(sort_counted(CountedLanes{}, std::integral_constant<int, kCounted>{}, kCountedSegments));
-  if (kFloatKeysOnly && plain) PRIMS_TRY(sort_indexed(CountedLanes{}, std::integral_constant<int, kCounted>{}, special));
-  PRIMS_TRY(sort_class(segmented_tile_kernel<Policy, kPacked16, K, V, Offset>, kTile / kPacked16, kPacked16Segments));
+  if (kFloatKeysOnly && plain) {
+    PRIMS_TRY(sort_indexed(CountedLanes{}, std::integral_constant<int, kCounted>{}, special));
+  }
+  // The packed16 class (up to 256 keys of up to 4 bytes, 128 of 8): a whole warp a segment where its words are
+  // plain integers or hold the index; else 16 segments to a tile.
+  constexpr int kPacked16PerLane = kPacked16 / warp::kWarpThreads;
+  auto sort_packed16 = [&]() -> cudaError_t {
+    if constexpr (kPacked16PerLane >= 1 && (kPacked16 & (kPacked16 - 1)) == 0) {
+      if constexpr (std::is_integral_v<K> && !kHasValues<V>) {
+        if (plain) {
+          return sort_class(
+              segmented_warp_sort_kernel<Policy, warp::kWarpThreads, kPacked16PerLane, true, K, V, Offset>, kWarps,
+              kPacked16Segments, SegmentList{});
+        }
+      }
+      if constexpr (sizeof(K) <= 4) {
+        return sort_class(
+            segmented_warp_sort_kernel<Policy, warp::kWarpThreads, kPacked16PerLane, false, K, V, Offset>, kWarps,
+            kPacked16Segments, SegmentList{});
+      }
+    }
+    return sort_class(segmented_tile_kernel<Policy, kPacked16, K, V, Offset>, kTile / kPacked16, kPacked16Segments);
+  };
+  PRIMS_TRY(sort_packed16());
   PRIMS_TRY(sort_class(segmented_tile_kernel<Policy, kPacked4, K, V, Offset>, kTile / kPacked4, kPacked4Segments));
   PRIMS_TRY(sort_class(segmented_tile_kernel<Policy, kTile, K, V, Offset>, 1, kTileSegments));
   void* onesweep_parts[OnesweepStorage::kParts];
