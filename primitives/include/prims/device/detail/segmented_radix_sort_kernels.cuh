@@ -9,7 +9,7 @@
 //      the list of its class (one atomic a class for each block and round; empty segments go nowhere):
 //        tiny      1 .. 16 keys      a group of 4 lanes a segment (8 segments a warp)
 //        counted   .. 64 keys        a group of 16 lanes a segment (2 a warp)
-//        packed16  .. T/16 keys      a whole warp a segment (2), else packed 16 to a tile
+//        packed16  .. T/16 keys      a whole warp a segment (step 2), else packed 16 to a tile
 //        packed4   .. T/4 keys       packed 4 to a tile
 //        tile      .. T keys         one to a tile
 //        large     more than T keys, up to onesweep_min_items (2^15), or 2^30 and more
