@@ -559,10 +559,10 @@ struct SegmentedWarpSort {
 };
 
 /// Sorts a class by warps: warp w sorts entries w * kGroups, (w + warps) * kGroups, ... of the class's list
-/// (ranges, or ids for the packed16 class), a group of LANES lanes each (the grid is one wave; the work of a
-/// segment is small and even). Float segments that plain words cannot sort go to `special` (see
+/// (ranges, or with IDS segment ids: the packed16 class), a group of LANES lanes each (the grid is one wave; the
+/// work of a segment is small and even). Float segments that plain words cannot sort go to `special` (see
 /// SegmentedWarpSort).
-template <class Policy, int LANES, int ITEMS, bool PLAIN, class K, class V, class Offset>
+template <class Policy, int LANES, int ITEMS, bool PLAIN, bool IDS, class K, class V, class Offset>
 __global__ void __launch_bounds__(Policy::block_threads)
     segmented_warp_sort_kernel(SegmentedSortArgs<K, V, Offset> args, SegmentList list, SegmentList special) {
   using Sort = SegmentedWarpSort<Policy, LANES, ITEMS, PLAIN, K, V>;
@@ -578,14 +578,14 @@ __global__ void __launch_bounds__(Policy::block_threads)
     size_t begin = 0;
     unsigned size = 0;
     if (index < count) {
-      if (list.ranges != nullptr) {  // a counted class
-        const unsigned long long range = list.ranges[index];
-        begin = static_cast<size_t>(range >> kRangeSizeBits);
-        size = static_cast<unsigned>(range & ((1u << kRangeSizeBits) - 1)) + 1;
-      } else {
+      if constexpr (IDS) {
         const SegmentRange range = segment_range(args.begin_offsets, args.end_offsets, list.ids[index]);
         begin = range.begin;
         size = static_cast<unsigned>(range.size);
+      } else {
+        const unsigned long long range = list.ranges[index];
+        begin = static_cast<size_t>(range >> kRangeSizeBits);
+        size = static_cast<unsigned>(range & ((1u << kRangeSizeBits) - 1)) + 1;
       }
     }
     Sort::sort_segment(args, begin, size, lane % LANES, special);
@@ -967,7 +967,7 @@ cudaError_t segmented_radix_sort(void* temp, size_t& temp_bytes, PassBuffers<K, 
     [[maybe_unused]] constexpr int kLanes = decltype(lanes)::value;
     constexpr int kMaxItems = decltype(max_items)::value;
     if constexpr (sizeof(K) <= 4) {
-      return sort_list(segmented_warp_sort_kernel<Policy, kLanes, kMaxItems / kLanes, false, K, V, Offset>,
+      return sort_list(segmented_warp_sort_kernel<Policy, kLanes, kMaxItems / kLanes, false, false, K, V, Offset>,
                        kWarps * (warp::kWarpThreads / kLanes), list, SegmentList{});
     } else {
       return sort_list(segmented_counting_kernel<Policy, kMaxItems, K, V, Offset>,
@@ -980,7 +980,7 @@ cudaError_t segmented_radix_sort(void* temp, size_t& temp_bytes, PassBuffers<K, 
     [[maybe_unused]] constexpr int kMaxItems = decltype(max_items)::value;
     if constexpr (!kHasValues<V>) {
       if (plain) {
-        return sort_list(segmented_warp_sort_kernel<Policy, kLanes, kMaxItems / kLanes, true, K, V, Offset>,
+        return sort_list(segmented_warp_sort_kernel<Policy, kLanes, kMaxItems / kLanes, true, false, K, V, Offset>,
                          kWarps * (warp::kWarpThreads / kLanes), lists.list[c], special);
       }
     }
@@ -1001,13 +1001,13 @@ cudaError_t segmented_radix_sort(void* temp, size_t& temp_bytes, PassBuffers<K, 
       if constexpr (std::is_integral_v<K> && !kHasValues<V>) {
         if (plain) {
           return sort_class(
-              segmented_warp_sort_kernel<Policy, warp::kWarpThreads, kPacked16PerLane, true, K, V, Offset>, kWarps,
-              kPacked16Segments, SegmentList{});
+              segmented_warp_sort_kernel<Policy, warp::kWarpThreads, kPacked16PerLane, true, true, K, V, Offset>,
+              kWarps, kPacked16Segments, SegmentList{});
         }
       }
       if constexpr (sizeof(K) <= 4) {
         return sort_class(
-            segmented_warp_sort_kernel<Policy, warp::kWarpThreads, kPacked16PerLane, false, K, V, Offset>, kWarps,
+            segmented_warp_sort_kernel<Policy, warp::kWarpThreads, kPacked16PerLane, false, true, K, V, Offset>, kWarps,
             kPacked16Segments, SegmentList{});
       }
     }
