@@ -129,8 +129,9 @@ enum SegmentClass : int {
 /// Whether a class is ranked by counting (its list holds ranges, not ids).
 __host__ __device__ constexpr bool is_counted_class(int c) { return c == kTinySegments || c == kCountedSegments; }
 
-/// A counted segment as its list holds it: begin * 64 + size - 1, so the counting kernel needs no offsets (size
-/// is 1 to 64; begin is below 2^58, which no device's memory reaches and the dispatcher checks).
+/// A counted segment as its list holds it: begin * 64 + size - 1, so the kernels sorting the counted classes (and
+/// the special list of float segments) read no offsets (size is 1 to 64; begin is below 2^58, which no device's
+/// memory reaches and the dispatcher checks).
 inline constexpr int kRangeSizeBits = 6;
 inline constexpr size_t kMaxRangeBegin = size_t{1} << (64 - kRangeSizeBits);
 
@@ -418,9 +419,9 @@ struct SegmentedCountingSort {
   }
 };
 
-/// Sorts a counted class: block b sorts groups b, b + gridDim.x, ... of SegmentedCountingSort::kGroup ranges of
-/// the class's list (a grid of as many blocks as fit at once, or fewer; the work of a group is small and even, so
-/// no counter hands it out).
+/// Sorts a counted class (or the special list): block b sorts groups b, b + gridDim.x, ... of
+/// SegmentedCountingSort::kGroup ranges of the list (a grid of as many blocks as fit at once, or fewer; the work of
+/// a group is small and even, so no counter hands it out).
 template <class Policy, int MAX_ITEMS, class K, class V, class Offset>
 __global__ void __launch_bounds__(Policy::block_threads, Policy::counting_blocks_per_sm)
     segmented_counting_kernel(SegmentedSortArgs<K, V, Offset> args, SegmentList list) {
@@ -448,10 +449,10 @@ __global__ void __launch_bounds__(Policy::block_threads, Policy::counting_blocks
   }
 }
 
-/// Sorts segments of up to LANES * ITEMS keys (a counted class's list of ranges), each by a group of LANES lanes of
-/// a warp with warp::bitonic_sort in registers: no shared memory and no block barrier, so warps never wait on each
-/// other. Lane l of a group holds positions l * ITEMS .. l * ITEMS + ITEMS - 1 before and after the sort; padding
-/// words sort last. What is sorted:
+/// Sorts segments of up to LANES * ITEMS keys (a counted class's ranges, or the packed16 class's ids), each by a
+/// group of LANES lanes of a warp with warp::bitonic_sort in registers: no shared memory and no block barrier, so
+/// warps never wait on each other. Lane l of a group holds positions l * ITEMS .. l * ITEMS + ITEMS - 1 before
+/// and after the sort; padding words sort last. What is sorted:
 ///   PLAIN (integer or float keys, no values, every bit sorted): the sort bits alone, compared and exchanged
 ///     with min and max. They determine the key, so keys that tie are identical and the key is rebuilt from its
 ///     word; for floats only if the segment has no -0.0 and no NaN (ordered bits shared with +0.0 and the other
