@@ -960,61 +960,61 @@ cudaError_t segmented_radix_sort(void* temp, size_t& temp_bytes, PassBuffers<K, 
   constexpr int kPacked16 = Policy::packed16_slot_items;
   constexpr int kPacked4 = Policy::packed4_slot_items;
   constexpr int kTile = Policy::tile_items;
-  // The two counted classes: by warps, plain words where they rebuild the keys, else words holding the index for
-  // keys of up to 4 bytes; 8-byte keys that need their index by counting (see SegmentedWarpSort). Float segments
-  // that plain words cannot sort are listed by the plain sort and sorted after it, at the larger class's size.
+  // The classes of up to 256 keys go to warps (SegmentedWarpSort) where their words allow: plain words where they
+  // rebuild the keys (floats only in the counted classes, whose sizes the special list holds), else words holding
+  // the index for keys of up to 4 bytes; otherwise `otherwise()` sorts the list (8-byte keys that need their
+  // index: by counting, or in a packed tile). Float segments that plain words cannot sort are listed by the plain
+  // sort and sorted after it, at the counted class's size.
   constexpr int kWarps = Policy::block_threads / warp::kWarpThreads;
-  auto sort_indexed = [&](auto lanes, auto max_items, const SegmentList& list) -> cudaError_t {
-    [[maybe_unused]] constexpr int kLanes = decltype(lanes)::value;
-    constexpr int kMaxItems = decltype(max_items)::value;
-    if constexpr (sizeof(K) <= 4) {
-      return sort_list(segmented_warp_sort_kernel<Policy, kLanes, kMaxItems / kLanes, false, false, K, V, Offset>,
-                       kWarps * (warp::kWarpThreads / kLanes), list, SegmentList{});
-    } else {
-      return sort_list(segmented_counting_kernel<Policy, kMaxItems, K, V, Offset>,
-                       Policy::counting_capacity / kMaxItems, list);
-    }
-  };
   const bool plain = !kHasValues<V> && begin_bit == 0 && end_bit == RadixKey<K>::kBits;
-  auto sort_counted = [&](auto lanes, auto max_items, SegmentClass c) -> cudaError_t {
-    [[maybe_unused]] constexpr int kLanes = decltype(lanes)::value;
-    [[maybe_unused]] constexpr int kMaxItems = decltype(max_items)::value;
-    if constexpr (!kHasValues<V>) {
-      if (plain) {
-        return sort_list(segmented_warp_sort_kernel<Policy, kLanes, kMaxItems / kLanes, true, false, K, V, Offset>,
-                         kWarps * (warp::kWarpThreads / kLanes), lists.list[c], special);
+  auto sort_by_warps = [&](auto lanes, auto max_items, auto ids, const SegmentList& list, bool plain_words,
+                           auto otherwise) -> cudaError_t {
+    constexpr int kLanes = decltype(lanes)::value;
+    constexpr int kItems = decltype(max_items)::value / kLanes;
+    constexpr bool kIds = decltype(ids)::value;
+    constexpr size_t kSegmentsABlock = kWarps * (warp::kWarpThreads / kLanes);
+    constexpr bool kPlainKeys = std::is_integral_v<K> || (std::is_floating_point_v<K> && !kIds &&
+                                                          decltype(max_items)::value <= (1 << kRangeSizeBits));
+    if constexpr (!kHasValues<V> && kPlainKeys) {
+      if (plain_words) {
+        return sort_list(segmented_warp_sort_kernel<Policy, kLanes, kItems, true, kIds, K, V, Offset>,
+                         kSegmentsABlock, list, special);
       }
     }
-    return sort_indexed(lanes, max_items, lists.list[c]);
+    if constexpr (sizeof(K) <= 4) {
+      return sort_list(segmented_warp_sort_kernel<Policy, kLanes, kItems, false, kIds, K, V, Offset>,
+                       kSegmentsABlock, list, SegmentList{});
+    } else {
+      return otherwise();
+    }
+  };
+  // A generic lambda (an empty pack), so the counting kernel is instantiated only where it is called: 8-byte keys.
+  auto by_counting = [&](auto max_items, const SegmentList& list) {
+    constexpr int kMaxItems = decltype(max_items)::value;
+    return [&, list](auto...) {
+      return sort_list(segmented_counting_kernel<Policy, kMaxItems, K, V, Offset>,
+                       Policy::counting_capacity / kMaxItems, list);
+    };
   };
   using TinyLanes = std::integral_constant<int, Policy::warp_sort_tiny_lanes>;
   using CountedLanes = std::integral_constant<int, Policy::warp_sort_lanes>;
-  PRIMS_TRY(sort_counted(TinyLanes{}, std::integral_constant<int, kTiny>{}, kTinySegments));
-  PRIMS_TRY(sort_counted(CountedLanes{}, std::integral_constant<int, kCounted>{}, kCountedSegments));
+  using TinyItems = std::integral_constant<int, kTiny>;
+  using CountedItems = std::integral_constant<int, kCounted>;
+  using Ranges = std::false_type;
+  const SegmentList& tiny = lists.list[kTinySegments];
+  const SegmentList& counted = lists.list[kCountedSegments];
+  PRIMS_TRY(sort_by_warps(TinyLanes{}, TinyItems{}, Ranges{}, tiny, plain, by_counting(TinyItems{}, tiny)));
+  PRIMS_TRY(sort_by_warps(CountedLanes{}, CountedItems{}, Ranges{}, counted, plain,
+                          by_counting(CountedItems{}, counted)));
   if (kFloatKeysOnly && plain) {
-    PRIMS_TRY(sort_indexed(CountedLanes{}, std::integral_constant<int, kCounted>{}, special));
+    PRIMS_TRY(sort_by_warps(CountedLanes{}, CountedItems{}, Ranges{}, special, false,
+                            by_counting(CountedItems{}, special)));
   }
-  // The packed16 class (up to 256 keys of up to 4 bytes, 128 of 8): a whole warp a segment where its words are
-  // plain integers or hold the index; else 16 segments to a tile.
-  constexpr int kPacked16PerLane = kPacked16 / warp::kWarpThreads;
-  auto sort_packed16 = [&]() -> cudaError_t {
-    if constexpr (kPacked16PerLane >= 1 && (kPacked16 & (kPacked16 - 1)) == 0) {
-      if constexpr (std::is_integral_v<K> && !kHasValues<V>) {
-        if (plain) {
-          return sort_class(
-              segmented_warp_sort_kernel<Policy, warp::kWarpThreads, kPacked16PerLane, true, true, K, V, Offset>,
-              kWarps, kPacked16Segments, SegmentList{});
-        }
-      }
-      if constexpr (sizeof(K) <= 4) {
-        return sort_class(
-            segmented_warp_sort_kernel<Policy, warp::kWarpThreads, kPacked16PerLane, false, true, K, V, Offset>, kWarps,
-            kPacked16Segments, SegmentList{});
-      }
-    }
-    return sort_class(segmented_tile_kernel<Policy, kPacked16, K, V, Offset>, kTile / kPacked16, kPacked16Segments);
-  };
-  PRIMS_TRY(sort_packed16());
+  PRIMS_TRY(sort_by_warps(std::integral_constant<int, warp::kWarpThreads>{}, std::integral_constant<int, kPacked16>{},
+                          std::true_type{}, lists.list[kPacked16Segments], plain, [&] {
+                            return sort_class(segmented_tile_kernel<Policy, kPacked16, K, V, Offset>, kTile / kPacked16,
+                                              kPacked16Segments);
+                          }));
   PRIMS_TRY(sort_class(segmented_tile_kernel<Policy, kPacked4, K, V, Offset>, kTile / kPacked4, kPacked4Segments));
   PRIMS_TRY(sort_class(segmented_tile_kernel<Policy, kTile, K, V, Offset>, 1, kTileSegments));
   void* onesweep_parts[OnesweepStorage::kParts];
