@@ -30,7 +30,8 @@ using prims::test::index_values;
 using prims::test::Payload;
 using prims::test::random_keys;
 
-/// The size-class edges of the sort of K (with values V): the counting limit, the packed slots and the tile.
+/// The size-class edges of the sort of K (with values V): the counting limits, the packed slots, the tile, the
+/// local tile and the Onesweep class.
 template <class K, class V>
 struct Classes {
   using Policy = detail::SegmentedSortPolicy<K, std::conditional_t<std::is_void_v<V>, detail::NoValues, V>>;
@@ -39,6 +40,7 @@ struct Classes {
   static constexpr size_t packed16 = Policy::packed16_slot_items;
   static constexpr size_t packed4 = Policy::packed4_slot_items;
   static constexpr size_t tile = Policy::tile_items;
+  static constexpr size_t local = Policy::local_tile_items;
   static constexpr size_t onesweep = Policy::onesweep_min_items;
 
   /// Sizes on both sides of every class edge, large segments of one and several tiles, and segments sorted by the
@@ -47,8 +49,8 @@ struct Classes {
     return {0,        1,           2,           3,           tiny - 1,     tiny,         tiny + 1,
             31,       32,          33,          counted - 1, counted,      counted + 1,  packed16 - 1,
             packed16, packed16 + 1, packed4 - 1, packed4,     packed4 + 1,  tile - 1,     tile,
-            tile + 1, 2 * tile - 1, 2 * tile + 5, 3 * tile,   5 * tile + 17, onesweep,   onesweep + 1,
-            3 * onesweep + 4321};
+            tile + 1, 2 * tile - 1, 2 * tile + 5, 3 * tile,   local - 1,     local,      local + 1,
+            5 * tile + 17, onesweep, onesweep + 1, 3 * onesweep + 4321};
   }
 };
 

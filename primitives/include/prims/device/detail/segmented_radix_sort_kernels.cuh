@@ -74,6 +74,16 @@
 
 namespace prims::detail {
 
+/// The block of a kernel that sorts whole tiles in registers and shared memory (SegmentedTile): its threads, the
+/// items each holds, and how many blocks must fit on a multiprocessor (which caps the registers).
+template <int THREADS, int ITEMS, int MIN_BLOCKS>
+struct TileShape {
+  static constexpr int threads = THREADS;
+  static constexpr int items_per_thread = ITEMS;
+  static constexpr int min_blocks_per_sm = MIN_BLOCKS;
+  static constexpr int tile_items = THREADS * ITEMS;
+};
+
 /// Tuning of the segmented sort on Hopper: the block shape and tile of TileCounts (16 KB of the widest item), the
 /// counting class's limits, and the slot sizes of the packed classes.
 template <class K, class V>
@@ -103,6 +113,11 @@ struct SegmentedSortPolicySm90 {
   /// Then segments of up to tile_items / 16 keys share a tile 16 at a time, and up to tile_items / 4 four at a time.
   static constexpr int packed16_slot_items = tile_items / 16;
   static constexpr int packed4_slot_items = tile_items / 4;
+  using tile_shape = TileShape<block_threads, items_per_thread, min_blocks_per_sm>;
+  /// Segments of up to local_tile_items keys (4 tiles) are sorted one to a block of local_shape, the whole segment
+  /// in shared memory (2^14 keys of up to 4 bytes: 96 KB with their origins).
+  using local_shape = TileShape<512, 2 * items_per_thread, 1>;
+  static constexpr int local_tile_items = local_shape::tile_items;
   /// Segments of more than onesweep_min_items keys (and fewer than kOnesweepPortionMaxItems) are sorted by Onesweep
   /// passes shared by all of them (segmented_onesweep.cuh), many blocks a segment; smaller large ones by one block.
   /// Measured on the H100 (2^26 u32 keys, or pairs): segments of 2^14 keys take 1690 us one block each and 1918 by
@@ -121,6 +136,7 @@ enum SegmentClass : int {
   kPacked16Segments,
   kPacked4Segments,
   kTileSegments,
+  kLocalSegments,
   kLargeSegments,
   kOnesweepSegments,
   kSegmentClasses
@@ -213,6 +229,7 @@ __global__ void __launch_bounds__(kClassifyThreads)
                       : size <= static_cast<size_t>(Policy::packed16_slot_items) ? kPacked16Segments
                       : size <= static_cast<size_t>(Policy::packed4_slot_items)  ? kPacked4Segments
                       : size <= static_cast<size_t>(Policy::tile_items)          ? kTileSegments
+                      : size <= static_cast<size_t>(Policy::local_tile_items)    ? kLocalSegments
                       : size > Policy::onesweep_min_items && size < kOnesweepPortionMaxItems ? kOnesweepSegments
                                                                                       : kLargeSegments;
     }
@@ -593,10 +610,11 @@ __global__ void __launch_bounds__(Policy::block_threads)
   }
 }
 
-/// Sorts groups of up to kSlots segments of at most SLOT_ITEMS keys, one group per tile (see the file comment).
-template <class Policy, int SLOT_ITEMS, class K, class V>
+/// Sorts groups of up to kSlots segments of at most SLOT_ITEMS keys, one group per tile of Shape (see the file
+/// comment).
+template <class Policy, class Shape, int SLOT_ITEMS, class K, class V>
 struct SegmentedTile {
-  using Io = WarpStripedTileIo<Policy::block_threads, Policy::items_per_thread>;
+  using Io = WarpStripedTileIo<Shape::threads, Shape::items_per_thread>;
   static constexpr int kThreads = Io::kThreads;
   static constexpr int kItems = Io::kItems;
   static constexpr int kTileItems = Io::kTileItems;
@@ -710,13 +728,15 @@ struct SegmentedTile {
   }
 };
 
-/// Sorts the segments of one packed or tile class: a persistent block takes groups of SegmentedTile::kSlots ids
-/// from the class's list until none is left.
-template <class Policy, int SLOT_ITEMS, class K, class V, class Offset>
-__global__ void __launch_bounds__(Policy::block_threads, Policy::min_blocks_per_sm)
+/// Sorts the segments of one packed, tile or local class: a persistent block takes groups of SegmentedTile::kSlots
+/// ids from the class's list until none is left. Its storage, SegmentedTile::TempStorage, is the launch's dynamic
+/// shared memory (the local class's is above the 48 KB a static array may have).
+template <class Policy, class Shape, int SLOT_ITEMS, class K, class V, class Offset>
+__global__ void __launch_bounds__(Shape::threads, Shape::min_blocks_per_sm)
     segmented_tile_kernel(SegmentedSortArgs<K, V, Offset> args, SegmentList list) {
-  using Tile = SegmentedTile<Policy, SLOT_ITEMS, K, V>;
-  __shared__ typename Tile::TempStorage storage;
+  using Tile = SegmentedTile<Policy, Shape, SLOT_ITEMS, K, V>;
+  extern __shared__ __align__(16) unsigned char tile_storage[];
+  auto& storage = *reinterpret_cast<typename Tile::TempStorage*>(tile_storage);
   wait_for_prior_grids();
   allow_dependent_grids();
   const unsigned count = list.size();
@@ -897,7 +917,8 @@ cudaError_t segmented_radix_sort(void* temp, size_t& temp_bytes, PassBuffers<K, 
   // The most segments of each class that n keys can hold without overlapping: the class's smallest size divides n.
   constexpr size_t kSmallestSize[kSegmentClasses] = {1, Policy::counting_tiny_items + 1, Policy::counting_max_items + 1,
                                                      Policy::packed16_slot_items + 1, Policy::packed4_slot_items + 1,
-                                                     Policy::tile_items + 1, Policy::onesweep_min_items + 1};
+                                                     Policy::tile_items + 1, Policy::local_tile_items + 1,
+                                                     Policy::onesweep_min_items + 1};
   unsigned capacity[kSegmentClasses];
   for (int c = 0; c < kSegmentClasses; ++c) {
     capacity[c] = static_cast<unsigned>(std::min(num_segments, n / kSmallestSize[c]));
@@ -952,14 +973,22 @@ cudaError_t segmented_radix_sort(void* temp, size_t& temp_bytes, PassBuffers<K, 
     return launch_persistent(kernel, (list.capacity + segments_a_block - 1) / segments_a_block,
                              Policy::block_threads, 0, stream, args, list, more...);
   };
-  auto sort_class = [&](auto kernel, size_t segments_a_block, SegmentClass c, auto... more) -> cudaError_t {
-    return sort_list(kernel, segments_a_block, lists.list[c], more...);
-  };
   constexpr int kTiny = Policy::counting_tiny_items;
   constexpr int kCounted = Policy::counting_max_items;
   constexpr int kPacked16 = Policy::packed16_slot_items;
   constexpr int kPacked4 = Policy::packed4_slot_items;
   constexpr int kTile = Policy::tile_items;
+  // A packed, tile or local class: blocks of Shape, slots of SLOT_ITEMS keys.
+  auto sort_tiles = [&](auto shape, auto slot_items, SegmentClass c) -> cudaError_t {
+    using Shape = decltype(shape);
+    constexpr int kSlotItems = decltype(slot_items)::value;
+    using Tile = SegmentedTile<Policy, Shape, kSlotItems, K, V>;
+    const SegmentList& list = lists.list[c];
+    if (list.capacity == 0) return cudaSuccess;
+    return launch_persistent(segmented_tile_kernel<Policy, Shape, kSlotItems, K, V, Offset>,
+                             (list.capacity + Tile::kSlots - 1) / Tile::kSlots, Shape::threads,
+                             sizeof(typename Tile::TempStorage), stream, args, list);
+  };
   // The classes of up to 256 keys go to warps (SegmentedWarpSort) where their words allow: plain words where they
   // rebuild the keys (floats only in the counted classes, whose sizes the special list holds), else words holding
   // the index for keys of up to 4 bytes; otherwise `otherwise()` sorts the list (8-byte keys that need their
@@ -1012,11 +1041,12 @@ cudaError_t segmented_radix_sort(void* temp, size_t& temp_bytes, PassBuffers<K, 
   }
   PRIMS_TRY(sort_by_warps(std::integral_constant<int, warp::kWarpThreads>{}, std::integral_constant<int, kPacked16>{},
                           std::true_type{}, lists.list[kPacked16Segments], plain, [&] {
-                            return sort_class(segmented_tile_kernel<Policy, kPacked16, K, V, Offset>, kTile / kPacked16,
-                                              kPacked16Segments);
+                            return sort_tiles(typename Policy::tile_shape{}, std::integral_constant<int, kPacked16>{}, kPacked16Segments);
                           }));
-  PRIMS_TRY(sort_class(segmented_tile_kernel<Policy, kPacked4, K, V, Offset>, kTile / kPacked4, kPacked4Segments));
-  PRIMS_TRY(sort_class(segmented_tile_kernel<Policy, kTile, K, V, Offset>, 1, kTileSegments));
+  PRIMS_TRY(sort_tiles(typename Policy::tile_shape{}, std::integral_constant<int, kPacked4>{}, kPacked4Segments));
+  PRIMS_TRY(sort_tiles(typename Policy::tile_shape{}, std::integral_constant<int, kTile>{}, kTileSegments));
+  PRIMS_TRY(sort_tiles(typename Policy::local_shape{}, std::integral_constant<int, Policy::local_tile_items>{},
+                       kLocalSegments));
   void* onesweep_parts[OnesweepStorage::kParts];
   std::copy(parts + kOnesweepPart, parts + kParts, onesweep_parts);
   const SegmentList& onesweep_list = lists.list[kOnesweepSegments];
