@@ -1,10 +1,10 @@
 #pragma once
 // The segmented radix sort's policy, kernels and dispatcher (device/segmented_radix_sort.cuh is the API).
 //
-// Every segment up to 2^15 keys (2^13 with values) is sorted by one block, in one of six size classes; bigger ones
-// by Onesweep passes shared by all of them (segmented_onesweep.cuh). No host synchronization is needed and the
-// offsets never leave the device. T is the policy's tile (256 threads x 16 keys of up to 4 bytes: 4096; 2048 for
-// 8-byte items, 1024 for 16-byte values).
+// Every segment up to 2^15 keys (2^14 with values) is sorted by one block or part of a warp, in one of seven size
+// classes; bigger ones by Onesweep passes shared by all of them (segmented_onesweep.cuh). No host synchronization is
+// needed and the offsets never leave the device. T is the policy's tile (256 threads x 16 keys of up to 4 bytes:
+// 4096; 2048 for 8-byte items, 1024 for 16-byte values).
 //   1. segmented_classify_kernel   one thread a segment reads its two offsets and appends the segment's id to
 //      the list of its class (one atomic a class for each block and round; empty segments go nowhere):
 //        tiny      1 .. 16 keys      a group of 4 lanes a segment (8 segments a warp)
@@ -12,7 +12,8 @@
 //        packed16  .. T/16 keys      a whole warp a segment (step 2), else packed 16 to a tile
 //        packed4   .. T/4 keys       packed 4 to a tile
 //        tile      .. T keys         one to a tile
-//        large     more than T keys, up to onesweep_min_items (2^15), or 2^30 and more
+//        local     .. 4T keys        one to a tile of 1024 threads (4T)
+//        large     more than 4T keys, up to onesweep_min_items (2^15), or 2^30 and more
 //        onesweep  more than onesweep_min_items and fewer than 2^30 keys
 //   2. segmented_warp_sort_kernel, one launch for each of the tiny and counted classes, whose lists hold each
 //      segment's begin and size (not its id), so no offsets are read. Each group of lanes takes a segment and
@@ -25,14 +26,14 @@
 //      sort before it (smaller, or equal and earlier), each thread ranking a quad of one segment. The packed16
 //      class goes to segmented_warp_sort_kernel too, 32 lanes a segment, where its words are plain integer keys
 //      or keys of up to 4 bytes with their index (its list holds ids: the group reads the offsets).
-//   3. segmented_tile_kernel, one launch for each of the next three classes. A block takes the next group of
+//   3. segmented_tile_kernel, one launch for each of the next four classes. A block takes the next group of
 //      segments from its list and gives each a slot of SLOT_ITEMS tile elements. The whole tile
 //      is sorted in registers and shared memory: for each 8-bit digit from begin_bit to end_bit, block::RadixRank
-//      ranks the tile (slot padding takes the largest digit) and the keys, with their origin in the tile, are
-//      exchanged through shared memory into rank order; a last pass by slot number brings each slot's keys
-//      together again (LSD: the slot is the most significant digit), real keys first. Keys are read once and
-//      written once; values are read once, by origin, at the end, and written once. Nothing goes through the
-//      temporary storage.
+//      ranks the tile (slot padding takes the largest digit) and the keys are exchanged through shared memory into
+//      rank order, their origins in the tile moving with them in shared memory only; a last pass by slot number
+//      brings each slot's keys together again (LSD: the slot is the most significant digit), real keys first.
+//      Keys are read once and written once; values are read once, by origin, at the end, and written once.
+//      Nothing goes through the temporary storage.
 //   4. segmented_large_kernel   the large class, one segment at a time per block, taken from its list with an
 //      atomic counter. One read of the segment counts the digits of every pass (a permutation does not change
 //      them); passes in which every key has the same digit are skipped. Each remaining pass walks the segment tile
@@ -44,7 +45,7 @@
 //      its segments, each tile ranked and scattered by the Onesweep pass's tile code with look-back inside its own
 //      segment, so a few big segments use the whole GPU (2^8 segments of 2^20 u32 keys: 6.3 ms; 10.4 with one
 //      block a segment).
-// Bytes moved: counted, packed and tile classes read and write each key (and value) once, plus 8 or 16 bytes of
+// Bytes moved: counted, packed, tile and local classes read and write each key (and value) once, plus 8 or 16 bytes of
 // offsets and 4 (8 for counted segments) bytes of list a segment. A large segment costs one read of its keys for
 // the histogram, then per non-trivial pass one read and one write of keys and values, plus one copy when in place
 // with an odd number of passes.
@@ -113,15 +114,24 @@ struct SegmentedSortPolicySm90 {
   /// Then segments of up to tile_items / 16 keys share a tile 16 at a time, and up to tile_items / 4 four at a time.
   static constexpr int packed16_slot_items = tile_items / 16;
   static constexpr int packed4_slot_items = tile_items / 4;
-  using tile_shape = TileShape<block_threads, items_per_thread, min_blocks_per_sm>;
-  /// Segments of up to local_tile_items keys (4 tiles) are sorted one to a block of local_shape, the whole segment
-  /// in shared memory (2^14 keys of up to 4 bytes: 96 KB with their origins).
-  using local_shape = TileShape<512, 2 * items_per_thread, 1>;
+  /// The blocks of the packed and tile classes: the keys alone in registers (the origins stay in shared memory,
+  /// SegmentedTile), capped at 64 registers so four blocks share an SM. Measured on the H100 (2^14 segments of
+  /// 4096 u32 keys / pairs, us): two blocks an SM with origins in registers 1255 / 1724, two blocks 1146 / 1695,
+  /// three 1007 / 1387, four 940 / 1249.
+  using tile_shape = TileShape<block_threads, items_per_thread, 4>;
+  /// Segments of up to local_tile_items keys (four tiles) are sorted one to a block of local_shape, the whole
+  /// segment in registers and shared memory (2^14 keys of up to 4 bytes: 160 KB with their origins and the
+  /// ranking's counters). Measured on the H100 (2^12 segments of 2^14 u32 keys / pairs, us): 1024 threads of 16
+  /// keys 1137 / 1725; 512 of 32 (128 registers) 1214 / 1989, with origins in registers 1612 / 2236; before this
+  /// class, one block a segment through global memory 1690 and the shared Onesweep passes 3775 (pairs).
+  using local_shape = TileShape<1024, items_per_thread, 1>;
   static constexpr int local_tile_items = local_shape::tile_items;
-  /// Segments of more than onesweep_min_items keys (and fewer than kOnesweepPortionMaxItems) are sorted by Onesweep
-  /// passes shared by all of them (segmented_onesweep.cuh), many blocks a segment; smaller large ones by one block.
-  /// Measured on the H100 (2^26 u32 keys, or pairs): segments of 2^14 keys take 1690 us one block each and 1918 by
-  /// the shared passes (pairs 4034 and 3781), segments of 2^16 keys 2588 and 1723 (pairs 4382 and 3181).
+  /// Segments of more than local_tile_items and onesweep_min_items keys (and fewer than kOnesweepPortionMaxItems)
+  /// are sorted by Onesweep passes shared by all of them (segmented_onesweep.cuh), many blocks a segment; those
+  /// between the two limits (keys of up to 4 bytes: 2^14 to 2^15; none for pairs of up to 8-byte items) by one block
+  /// each through global memory. Measured on the H100 before the local class (2^26 u32 keys, or pairs): segments of
+  /// 2^14 keys took 1690 us one block each and 1918 by the shared passes (pairs 4034 and 3781), segments of 2^16
+  /// keys 2588 and 1723 (pairs 4382 and 3181).
   static constexpr size_t onesweep_min_items = kHasValues<V> ? size_t{1} << 13 : size_t{1} << 15;
 };
 
@@ -611,7 +621,11 @@ __global__ void __launch_bounds__(Policy::block_threads)
 }
 
 /// Sorts groups of up to kSlots segments of at most SLOT_ITEMS keys, one group per tile of Shape (see the file
-/// comment).
+/// comment). The keys stay in registers between passes; each pass ranks them (block::RadixRank) and exchanges them
+/// through shared memory into rank order. Where a key started in the tile (its origin) is needed only to find its
+/// slot (packed classes) and to gather values at the end, so it never sits in registers: each pass moves the
+/// origins from one shared array to the other, and a tile of one slot without values keeps none. A thread reads
+/// only its own elements' origins.
 template <class Policy, class Shape, int SLOT_ITEMS, class K, class V>
 struct SegmentedTile {
   using Io = WarpStripedTileIo<Shape::threads, Shape::items_per_thread>;
@@ -620,82 +634,88 @@ struct SegmentedTile {
   static constexpr int kTileItems = Io::kTileItems;
   static constexpr int kSlots = kTileItems / SLOT_ITEMS;
   static constexpr int kDigits = 1 << Policy::radix_bits;
+  static constexpr bool kOrigins = kSlots > 1 || kHasValues<V>;
   using Rank = block::RadixRank<kThreads, kItems, Policy::radix_bits, Policy::rank_with_match_any>;
   static_assert(kTileItems % SLOT_ITEMS == 0 && kSlots <= kDigits, "slots divide the tile; one digit a slot");
   static_assert(kTileItems <= 65536, "origins are tile elements of 16 bits");
 
   struct TempStorage {
+    /// Apart from the keys, so a pass needs no barrier between ranking and exchanging.
+    typename Rank::TempStorage rank;
     union {
-      typename Rank::TempStorage rank;
-      /// The tile in rank order during the passes: keys and where in the tile each started.
-      struct {
-        K keys[kTileItems];
-        unsigned short origins[kTileItems];
-      } ranked;
+      /// The tile in rank order, between a pass's exchange and its reading back.
+      K keys[kTileItems];
       /// The group's values by origin, at the end.
       alignas(16) unsigned char values[kHasValues<V> ? kTileItems * sizeof(V) : 1];
     };
+    /// origins[p % 2][e]: where tile element e started, after p passes.
+    unsigned short origins[2][kOrigins ? kTileItems : 1];
     size_t slot_begin[kSlots];
     unsigned slot_size[kSlots];
     unsigned work;
   };
 
-  /// Whether tile element `origin` is padding: past the size of its slot's segment.
+  /// Whether tile element `origin` (an element of the tile as loaded) is padding: past its slot's segment.
   __device__ static bool is_padding(unsigned origin, const TempStorage& storage) {
     return origin % SLOT_ITEMS >= storage.slot_size[origin / SLOT_ITEMS];
   }
 
-  /// One stable pass: ranks the tile by `ranks` (the digits on entry) and moves keys and origins into rank order,
-  /// back into the warp-striped registers.
-  __device__ static void rank_and_exchange(K (&keys)[kItems], unsigned (&origins)[kItems], unsigned (&ranks)[kItems],
+  /// One stable pass: ranks the tile by `ranks` (the digits on entry) and moves the keys into rank order, back
+  /// into the warp-striped registers, and the origins from origins[from] to origins[from ^ 1].
+  __device__ static void rank_and_exchange(K (&keys)[kItems], unsigned (&ranks)[kItems], int from,
                                            TempStorage& storage) {
     unsigned digit_count;
     unsigned digit_prefix;
     Rank(storage.rank).rank(ranks, ranks, digit_count, digit_prefix, 0, IgnoreDigitCounts{});
-    __syncthreads();  // the ranking's counters share memory with the exchange
 #pragma unroll
     for (int i = 0; i < kItems; ++i) {
-      storage.ranked.keys[ranks[i]] = keys[i];
-      storage.ranked.origins[ranks[i]] = static_cast<unsigned short>(origins[i]);
+      storage.keys[ranks[i]] = keys[i];
+      if constexpr (kOrigins) storage.origins[from ^ 1][ranks[i]] = storage.origins[from][Io::element(i)];
     }
     __syncthreads();
 #pragma unroll
-    for (int i = 0; i < kItems; ++i) {
-      keys[i] = storage.ranked.keys[Io::element(i)];
-      origins[i] = storage.ranked.origins[Io::element(i)];
-    }
-    __syncthreads();  // the next ranking reuses the exchange
+    for (int i = 0; i < kItems; ++i) keys[i] = storage.keys[Io::element(i)];
+    // The next pass writes the keys only after its ranking's barriers, which every thread reaches after reading.
   }
 
   /// Sorts the group whose slots are set in `storage` (slot_begin, slot_size; empty slots have size 0).
   template <class Offset>
   __device__ static void sort_group(const SegmentedSortArgs<K, V, Offset>& args, TempStorage& storage) {
     K keys[kItems];
-    unsigned origins[kItems];
 #pragma unroll
     for (int i = 0; i < kItems; ++i) {
       const unsigned element = static_cast<unsigned>(Io::element(i));
-      origins[i] = element;
+      if constexpr (kOrigins) storage.origins[0][element] = static_cast<unsigned short>(element);
       keys[i] = K{};
       if (!is_padding(element, storage)) {
         keys[i] = args.io.keys_in[storage.slot_begin[element / SLOT_ITEMS] + element % SLOT_ITEMS];
       }
     }
+    // Padding takes the largest digit in every pass, so it stays behind its slot's keys (stable ranking); in a
+    // tile of one slot it fills the tile's end, elements size .. kTileItems - 1, after every pass.
+    const unsigned size = storage.slot_size[0];
     const int num_passes = radix_passes(args.begin_bit, args.end_bit, Policy::radix_bits);
-    for (int pass = 0; pass < num_passes; ++pass) {
+    int from = 0;
+    for (int pass = 0; pass < num_passes; ++pass, from ^= 1) {
       const auto digit_of = pass_digit<K>(args.order, args.begin_bit, args.end_bit, Policy::radix_bits, pass);
       unsigned ranks[kItems];
 #pragma unroll
-      for (int i = 0; i < kItems; ++i) ranks[i] = is_padding(origins[i], storage) ? kDigits - 1 : digit_of(keys[i]);
-      rank_and_exchange(keys, origins, ranks, storage);
+      for (int i = 0; i < kItems; ++i) {
+        const unsigned element = static_cast<unsigned>(Io::element(i));
+        const bool padding =
+            kSlots == 1 ? element >= size : is_padding(storage.origins[from][element], storage);
+        ranks[i] = padding ? kDigits - 1 : digit_of(keys[i]);
+      }
+      rank_and_exchange(keys, ranks, from, storage);
     }
     if constexpr (kSlots > 1) {
       // Every slot holds SLOT_ITEMS elements, so slot j ends up at [j * SLOT_ITEMS, (j + 1) * SLOT_ITEMS), its
       // keys first: padding took the largest digit in every pass and follows its slot's keys in the tile.
       unsigned ranks[kItems];
 #pragma unroll
-      for (int i = 0; i < kItems; ++i) ranks[i] = origins[i] / SLOT_ITEMS;
-      rank_and_exchange(keys, origins, ranks, storage);
+      for (int i = 0; i < kItems; ++i) ranks[i] = storage.origins[from][Io::element(i)] / SLOT_ITEMS;
+      rank_and_exchange(keys, ranks, from, storage);
+      from ^= 1;
     }
     // Tile element p now holds the (p % SLOT_ITEMS)-th key of slot p / SLOT_ITEMS's segment, if the segment has
     // that many.
@@ -708,7 +728,7 @@ struct SegmentedTile {
     }
     if constexpr (kHasValues<V>) {
       V* values = reinterpret_cast<V*>(storage.values);
-      __syncthreads();  // the exchange may still be read (no pass at all: the values area was never used)
+      __syncthreads();  // the values share memory with the keys' exchange, which may still be read
 #pragma unroll
       for (int i = 0; i < kItems; ++i) {
         const unsigned element = static_cast<unsigned>(Io::element(i));
@@ -721,7 +741,8 @@ struct SegmentedTile {
       for (int i = 0; i < kItems; ++i) {
         const unsigned element = static_cast<unsigned>(Io::element(i));
         if (!is_padding(element, storage)) {
-          args.io.values_out[storage.slot_begin[element / SLOT_ITEMS] + element % SLOT_ITEMS] = values[origins[i]];
+          args.io.values_out[storage.slot_begin[element / SLOT_ITEMS] + element % SLOT_ITEMS] =
+              values[storage.origins[from][element]];
         }
       }
     }
