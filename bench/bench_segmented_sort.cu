@@ -33,9 +33,9 @@ struct Shape {
   int log2_segment_items;
 };
 
-constexpr Shape kShapes[] = {{20, 6}, {8, 20}, {22, 4}, {18, 8}, {14, 12}, {12, 14}, {10, 16}, {4, 24}};
+constexpr Shape kShapes[] = {{20, 6}, {8, 20}, {22, 4}, {18, 8}, {16, 10}, {14, 12}, {12, 14}, {10, 16}, {4, 24}};
 /// The shapes for 8-byte keys.
-constexpr Shape kWideKeyShapes[] = {{20, 6}, {22, 4}};
+constexpr Shape kWideKeyShapes[] = {{20, 6}, {22, 4}, {14, 11}, {12, 13}};
 
 template <class K>
 const char* type_name();
