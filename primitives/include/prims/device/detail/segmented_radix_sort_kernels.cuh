@@ -1060,12 +1060,13 @@ cudaError_t segmented_radix_sort(void* temp, size_t& temp_bytes, PassBuffers<K, 
     PRIMS_TRY(sort_by_warps(CountedLanes{}, CountedItems{}, Ranges{}, special, false,
                             by_counting(CountedItems{}, special)));
   }
-  PRIMS_TRY(sort_by_warps(std::integral_constant<int, warp::kWarpThreads>{}, std::integral_constant<int, kPacked16>{},
-                          std::true_type{}, lists.list[kPacked16Segments], plain, [&] {
-                            return sort_tiles(typename Policy::tile_shape{}, std::integral_constant<int, kPacked16>{}, kPacked16Segments);
-                          }));
-  PRIMS_TRY(sort_tiles(typename Policy::tile_shape{}, std::integral_constant<int, kPacked4>{}, kPacked4Segments));
-  PRIMS_TRY(sort_tiles(typename Policy::tile_shape{}, std::integral_constant<int, kTile>{}, kTileSegments));
+  using Tiles = typename Policy::tile_shape;
+  using Packed16Slots = std::integral_constant<int, kPacked16>;
+  PRIMS_TRY(sort_by_warps(std::integral_constant<int, warp::kWarpThreads>{}, Packed16Slots{}, std::true_type{},
+                          lists.list[kPacked16Segments], plain,
+                          [&] { return sort_tiles(Tiles{}, Packed16Slots{}, kPacked16Segments); }));
+  PRIMS_TRY(sort_tiles(Tiles{}, std::integral_constant<int, kPacked4>{}, kPacked4Segments));
+  PRIMS_TRY(sort_tiles(Tiles{}, std::integral_constant<int, kTile>{}, kTileSegments));
   PRIMS_TRY(sort_tiles(typename Policy::local_shape{}, std::integral_constant<int, Policy::local_tile_items>{},
                        kLocalSegments));
   void* onesweep_parts[OnesweepStorage::kParts];
