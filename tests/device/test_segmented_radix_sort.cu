@@ -451,15 +451,24 @@ TEST(SegmentedSort, OnesweepSegmentsOwnTrivialPasses) {
   for (bool in_place : {false, true}) check_pairs(keys, l, {Order::Ascending, 9, 9, in_place});  // no bits
 }
 
+/// n float keys, about one in `one_in` of them special (NaNs, zeros of both signs, infinities, denormals), the
+/// others eighths from -125 to 125 (many ties).
+template <class F>
+std::vector<F> keys_with_specials(size_t n, unsigned one_in, unsigned seed) {
+  const auto specials = prims::test::special_floats<F>();
+  std::mt19937 rng(seed);
+  std::vector<F> keys(n);
+  for (auto& key : keys) {
+    key = rng() % one_in == 0 ? specials[rng() % specials.size()]
+                              : static_cast<F>(static_cast<int>(rng() % 2001) - 1000) / 8;
+  }
+  return keys;
+}
+
 template <class F>
 void check_special_floats() {
-  const auto specials = prims::test::special_floats<F>();
   const Layout l = layout(Classes<F, uint32_t>::edge_sizes(), 4, true, 41);
-  std::mt19937 rng(3);
-  std::vector<F> keys(l.n);
-  for (auto& key : keys) {
-    key = rng() % 2 ? specials[rng() % specials.size()] : static_cast<F>(static_cast<int>(rng() % 2001) - 1000) / 8;
-  }
+  const auto keys = keys_with_specials<F>(l.n, 2, 3);
   for (Order order : {Order::Ascending, Order::Descending}) {
     check_keys(keys, l, {order});
     check_pairs(keys, l, {order});
@@ -482,18 +491,12 @@ TEST(SegmentedSortFloats, NansZerosInfinitiesDenormalsDouble) {
 /// keys of the others from their sort bits and sort those few again with the keys' indices, in the same call.
 template <class F>
 void check_few_special_floats() {
-  const auto specials = prims::test::special_floats<F>();
   std::vector<size_t> sizes;
   for (int round = 0; round < 40; ++round) {
     for (size_t size : {1, 2, 5, 15, 16, 17, 33, 63, 64}) sizes.push_back(size);
   }
   const Layout l = layout(sizes, 3, true, 43);
-  std::mt19937 rng(4);
-  std::vector<F> keys(l.n);
-  for (auto& key : keys) {
-    key = rng() % 64 == 0 ? specials[rng() % specials.size()]
-                          : static_cast<F>(static_cast<int>(rng() % 2001) - 1000) / 8;
-  }
+  const auto keys = keys_with_specials<F>(l.n, 64, 4);
   for (Order order : {Order::Ascending, Order::Descending}) {
     for (bool in_place : {false, true}) {
       check_keys(keys, l, {order, 0, -1, in_place});

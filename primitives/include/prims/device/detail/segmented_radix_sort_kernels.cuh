@@ -93,7 +93,8 @@ struct SegmentedSortPolicySm90 {
   static constexpr int block_threads = 256;
   static constexpr int items_per_thread = kSortItemBytes<K, V> <= 4 ? 16 : kSortItemBytes<K, V> <= 8 ? 8 : 4;
   static constexpr bool rank_with_match_any = false;
-  /// Registers capped at 128 a thread, so two blocks share an SM and one block's barriers are covered.
+  /// The large kernel's registers capped at 128 a thread, so two blocks share an SM and one block's barriers are
+  /// covered (the tile classes' blocks have their own shapes below).
   static constexpr int min_blocks_per_sm = 2;
   static constexpr int tile_items = block_threads * items_per_thread;
   /// Segments of up to counting_max_items keys are sorted in registers or shared memory, in two classes: up to
