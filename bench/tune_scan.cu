@@ -13,8 +13,10 @@ namespace {
 using prims::bench::Contender;
 namespace detail = prims::detail;
 
-/// sp<threads>x<bytes>w<wait ns>k<tiles per lane>, then "L" where loads and "S" where stores are evict-first.
-template <int THREADS, int BYTES, unsigned WAIT_NS, int TILES_PER_LANE, bool LOAD_LAST = false, bool STORE_LAST = false>
+/// sp<threads>x<bytes>w<wait ns>k<tiles per lane>, then "L" where loads and "S" where stores are evict-first, then
+/// "s" and the bytes of a tile's status slot.
+template <int THREADS, int BYTES, unsigned WAIT_NS, int TILES_PER_LANE, bool LOAD_LAST = false, bool STORE_LAST = false,
+          int SLOT_BYTES = 32>
 struct SinglePass {
   static constexpr int block_threads = THREADS;
   static constexpr int bytes_per_thread = BYTES;
@@ -22,9 +24,11 @@ struct SinglePass {
   static constexpr int look_back_tiles_per_lane = TILES_PER_LANE;
   static constexpr detail::CacheHint load_hint = LOAD_LAST ? detail::CacheHint::LastUse : detail::CacheHint::Normal;
   static constexpr detail::CacheHint store_hint = STORE_LAST ? detail::CacheHint::LastUse : detail::CacheHint::Normal;
+  static constexpr int status_slot_bytes = SLOT_BYTES;
   static std::string name() {
     return "sp" + std::to_string(THREADS) + "x" + std::to_string(BYTES) + "w" + std::to_string(WAIT_NS) + "k" +
-           std::to_string(TILES_PER_LANE) + (LOAD_LAST ? "L" : "") + (STORE_LAST ? "S" : "");
+           std::to_string(TILES_PER_LANE) + (LOAD_LAST ? "L" : "") + (STORE_LAST ? "S" : "") + "s" +
+           std::to_string(SLOT_BYTES);
   }
   template <class T>
   static cudaError_t run(void* temp, size_t& bytes, const T* in, T* out, size_t n, cudaStream_t s) {
@@ -109,9 +113,16 @@ void tune_type(prims::bench::Harness& harness, const char* type) {
   prims::bench::generate(buffers.in.data(), max_n, 11, [] __device__(uint64_t bits, size_t) { return T(bits & 0xff); });
   for (int log2n = harness.min_log2(); log2n <= harness.max_log2(); log2n += harness.step_log2()) {
     const size_t n = size_t{1} << log2n;
-    sweep<T, SinglePass<256, 64, 64, 1>, SinglePass<256, 128, 64, 1>, SinglePass<512, 64, 64, 1>,
-          SinglePass<128, 128, 64, 1>, SinglePass<256, 128, 32, 1>, SinglePass<256, 128, 128, 1>,
-          SinglePass<256, 128, 64, 2>>(harness, type, "SinglePass", buffers, n);
+    // Bytes between two tiles' status words (the smallest that holds a word packs them: 8 or 16 bytes).
+    sweep<T, SinglePass<256, 128, 64, 1, true, true, (sizeof(T) <= 4 ? 8 : 16)>, SinglePass<256, 128, 64, 1, true, true, 16>,
+          SinglePass<256, 128, 64, 1, true, true, 32>, SinglePass<256, 128, 64, 1, true, true, 64>,
+          SinglePass<256, 128, 64, 1, true, true, 128>>(harness, type, "SinglePassStatusSlot", buffers, n);
+    sweep<T, SinglePass<256, 64, 64, 1, true, true>, SinglePass<256, 128, 64, 1, true, true>,
+          SinglePass<512, 64, 64, 1, true, true>, SinglePass<128, 128, 64, 1, true, true>,
+          SinglePass<256, 128, 0, 1, true, true>, SinglePass<256, 128, 32, 1, true, true>,
+          SinglePass<256, 128, 128, 1, true, true>, SinglePass<256, 128, 64, 2, true, true>,
+          SinglePass<256, 96, 64, 1, true, true>, SinglePass<384, 96, 64, 1, true, true>>(harness, type, "SinglePass",
+                                                                                         buffers, n);
     // Evict-first reads and writes: each item is touched once.
     sweep<T, SinglePass<256, 128, 64, 1>, SinglePass<256, 128, 64, 1, true, false>,
           SinglePass<256, 128, 64, 1, false, true>, SinglePass<256, 128, 64, 1, true, true>,

@@ -49,7 +49,7 @@ inline constexpr device::ScanAlgorithm kDefaultScanAlgorithm = device::ScanAlgor
 template <class Policy, bool EXCLUSIVE, class T, class Op>
 cudaError_t dispatch_single_pass(void* temp, size_t& temp_bytes, const T* in, T* out, size_t n, Op op, Maybe<T> seed,
                                  cudaStream_t stream) {
-  using Status = TileStatus<T>;
+  using Status = TileStatus<T, Policy::status_slot_bytes>;
   const size_t num_tiles = ScanTile<Policy, T>::count(n);
   if (num_tiles > static_cast<size_t>(INT_MAX)) {
     return cudaErrorInvalidValue;  // more tiles than a grid has blocks
