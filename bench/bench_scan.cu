@@ -1,5 +1,5 @@
 // bench_scan: prims::device inclusive and exclusive sums, both algorithms (SinglePass, ReduceThenScan), against
-// thrust::inclusive_scan / thrust::exclusive_scan and cub::DeviceScan, same data, same run. i32, f32 and i64 over
+// thrust::inclusive_scan / thrust::exclusive_scan and cub::DeviceScan, same data, same run. i32, f32, i64 and f64 over
 // 2^16..2^30 items; GB/s counts what a scan must move: one read and one write of every item.
 #include <cub/device/device_scan.cuh>
 #include <thrust/execution_policy.h>
@@ -122,6 +122,7 @@ int main(int argc, char** argv) {
     bench_type<int32_t>(harness);
     bench_type<float>(harness);
     bench_type<int64_t>(harness);
+    bench_type<double>(harness);
     return harness.finish();
   } catch (const std::exception& e) {
     fmt::print(stderr, "bench_scan: error: {}\n", e.what());

@@ -14,9 +14,9 @@ using prims::bench::Contender;
 namespace detail = prims::detail;
 
 /// sp<threads>x<bytes>w<wait ns>k<tiles per lane>, then "L" where loads and "S" where stores are evict-first, then
-/// "s" and the bytes of a tile's status slot.
+/// "s" and the bytes of a tile's status slot, then "b" and the blocks an SM must hold (the register cap).
 template <int THREADS, int BYTES, unsigned WAIT_NS, int TILES_PER_LANE, bool LOAD_LAST = false, bool STORE_LAST = false,
-          int SLOT_BYTES = 32>
+          int SLOT_BYTES = 32, int MIN_BLOCKS = 1>
 struct SinglePass {
   static constexpr int block_threads = THREADS;
   static constexpr int bytes_per_thread = BYTES;
@@ -25,10 +25,11 @@ struct SinglePass {
   static constexpr detail::CacheHint load_hint = LOAD_LAST ? detail::CacheHint::LastUse : detail::CacheHint::Normal;
   static constexpr detail::CacheHint store_hint = STORE_LAST ? detail::CacheHint::LastUse : detail::CacheHint::Normal;
   static constexpr int status_slot_bytes = SLOT_BYTES;
+  static constexpr int min_blocks_per_sm = MIN_BLOCKS;
   static std::string name() {
     return "sp" + std::to_string(THREADS) + "x" + std::to_string(BYTES) + "w" + std::to_string(WAIT_NS) + "k" +
            std::to_string(TILES_PER_LANE) + (LOAD_LAST ? "L" : "") + (STORE_LAST ? "S" : "") + "s" +
-           std::to_string(SLOT_BYTES);
+           std::to_string(SLOT_BYTES) + (MIN_BLOCKS > 1 ? "b" + std::to_string(MIN_BLOCKS) : "");
   }
   template <class T>
   static cudaError_t run(void* temp, size_t& bytes, const T* in, T* out, size_t n, cudaStream_t s) {
@@ -117,6 +118,22 @@ void tune_type(prims::bench::Harness& harness, const char* type) {
     sweep<T, SinglePass<256, 128, 64, 1, true, true, (sizeof(T) <= 4 ? 8 : 16)>, SinglePass<256, 128, 64, 1, true, true, 16>,
           SinglePass<256, 128, 64, 1, true, true, 32>, SinglePass<256, 128, 64, 1, true, true, 64>,
           SinglePass<256, 128, 64, 1, true, true, 128>>(harness, type, "SinglePassStatusSlot", buffers, n);
+    // More resident blocks an SM for fewer registers a thread.
+    sweep<T, SinglePass<256, 128, 64, 1, true, true, 32, 1>, SinglePass<256, 128, 64, 1, true, true, 32, 5>,
+          SinglePass<256, 128, 64, 1, true, true, 32, 6>, SinglePass<256, 96, 64, 1, true, true, 32, 5>,
+          SinglePass<256, 96, 64, 1, true, true, 32, 6>, SinglePass<128, 128, 64, 1, true, true, 32, 10>,
+          SinglePass<128, 128, 64, 1, true, true, 32, 12>>(harness, type, "SinglePassBlocksPerSm", buffers, n);
+    // Smaller tiles for sizes of a few waves of tiles.
+    sweep<T, SinglePass<256, 176, 64, 1, true, true, 32, 4>, SinglePass<256, 128, 64, 1, true, true, 32, 5>,
+          SinglePass<256, 96, 64, 1, true, true, 32, 5>, SinglePass<256, 64, 64, 1, true, true, 32, 6>,
+          SinglePass<128, 128, 64, 1, true, true, 32, 10>, SinglePass<128, 64, 64, 1, true, true, 32, 12>>(
+        harness, type, "SinglePassSmallTiles", buffers, n);
+    // Larger tiles (up to the 48 KB of static shared memory a block may stage) with as many blocks as fit.
+    sweep<T, SinglePass<256, 128, 64, 1, true, true, 32, 5>, SinglePass<256, 112, 64, 1, true, true, 32, 5>,
+          SinglePass<256, 144, 64, 1, true, true, 32, 4>, SinglePass<256, 160, 64, 1, true, true, 32, 4>,
+          SinglePass<256, 176, 64, 1, true, true, 32, 4>, SinglePass<320, 128, 64, 1, true, true, 32, 4>,
+          SinglePass<320, 144, 64, 1, true, true, 32, 4>, SinglePass<256, 160, 64, 1, true, true, 32, 5>>(
+        harness, type, "SinglePassTileBlocks", buffers, n);
     sweep<T, SinglePass<256, 64, 64, 1, true, true>, SinglePass<256, 128, 64, 1, true, true>,
           SinglePass<512, 64, 64, 1, true, true>, SinglePass<128, 128, 64, 1, true, true>,
           SinglePass<256, 128, 0, 1, true, true>, SinglePass<256, 128, 32, 1, true, true>,

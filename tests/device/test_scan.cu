@@ -29,7 +29,7 @@ constexpr size_t kGuard = 5;  // poisoned items past the end of the output that 
 template <class T>
 size_t tile_items(ScanAlgorithm algorithm) {
   using namespace prims::detail;
-  return algorithm == ScanAlgorithm::SinglePass ? ScanTile<SinglePassScanPolicy, T>::tile_items
+  return algorithm == ScanAlgorithm::SinglePass ? ScanTile<SinglePassScanPolicy<T>, T>::tile_items
                                                 : ScanTile<ReduceThenScanPolicy, T>::tile_items;
 }
 

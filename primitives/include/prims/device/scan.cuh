@@ -107,7 +107,7 @@ template <device::ScanAlgorithm ALGORITHM, bool EXCLUSIVE, class T, class Op>
 cudaError_t scan(void* temp, size_t& temp_bytes, const T* in, T* out, size_t n, Op op, Maybe<T> seed,
                  cudaStream_t stream) {
   if constexpr (ALGORITHM == device::ScanAlgorithm::SinglePass) {
-    return dispatch_single_pass<SinglePassScanPolicy, EXCLUSIVE>(temp, temp_bytes, in, out, n, op, seed, stream);
+    return dispatch_single_pass<SinglePassScanPolicy<T>, EXCLUSIVE>(temp, temp_bytes, in, out, n, op, seed, stream);
   } else {
     return dispatch_reduce_then_scan<ReduceThenScanPolicy, EXCLUSIVE>(temp, temp_bytes, in, out, n, op, seed, stream);
   }

@@ -41,13 +41,21 @@
 
 namespace prims::detail {
 
-/// Tuning for the single-pass kernel on Hopper (H100: 132 SMs, 3 TB/s), measured with bench/tune_scan: 256
-/// threads with 128 bytes each (32 ints, 8 vector loads) make 32 KB tiles. Fewer, larger tiles shorten the chain
-/// of look-backs that every tile's prefix travels along, and each block keeps more bytes in flight; 16 KB tiles
-/// were 10-15% slower, 512-thread blocks and smaller tiles slower still.
+/// Tuning for the single-pass kernel on Hopper (H100: 132 SMs, 3 TB/s) and items of type T, measured with
+/// bench/tune_scan. 256 threads. Fewer, larger tiles shorten the chain of look-backs that every tile's prefix travels
+/// along; more resident blocks keep more bytes in flight while some of them wait on their look-back. 4-byte items:
+/// 128 bytes a thread (32 KB tiles) with registers capped at 48 for 5 blocks an SM. 8-byte items: 176 bytes (44 KB
+/// tiles, near the 48 KB a block may stage in static shared memory), capped at 64 registers for 4 blocks.
+/// tune_scan SinglePassBlocksPerSm, SinglePassTileBlocks and SinglePassSmallTiles, time over CUB's at 2^26-2^30:
+/// 32 KB tiles at their natural 64 registers i32 0.91, i64 1.00; capped at 48 (5 blocks) 0.86 and 0.97; 44 KB
+/// tiles at 64 registers 0.86 and 0.95, but for i32 up to 1.04 at 2^20-2^24 where 32 KB tiles stay at 0.86-0.91;
+/// 6 blocks an SM spill (i64 1.13). Other item sizes keep 32 KB tiles and the registers they need.
+template <class T>
 struct SinglePassScanPolicySm90 {
   static constexpr int block_threads = 256;
-  static constexpr int bytes_per_thread = 128;
+  static constexpr int bytes_per_thread = sizeof(T) == 8 ? 176 : 128;
+  /// Blocks an SM must be able to hold, which caps a thread's registers (65536 / (256 * blocks), rounded down to 8).
+  static constexpr int min_blocks_per_sm = sizeof(T) == 4 ? 5 : sizeof(T) == 8 ? 4 : 1;
   /// Pause between two polls of predecessors that have not published yet, so spinning warps leave the SM's issue
   /// slots and the L2 to the blocks that are still loading.
   static constexpr unsigned look_back_wait_ns = 64;
@@ -77,7 +85,8 @@ struct ReduceThenScanPolicySm90 {
 };
 
 /// The policies for the architecture the library is built for; one entry today.
-using SinglePassScanPolicy = SinglePassScanPolicySm90;
+template <class T>
+using SinglePassScanPolicy = SinglePassScanPolicySm90<T>;
 using ReduceThenScanPolicy = ReduceThenScanPolicySm90;
 
 /// One tile's shape; its trip between global memory and blocked registers is BlockedTileIo's (tile_io.cuh).
@@ -374,7 +383,7 @@ struct LookBackPrefix {
 
 /// One block per tile, tiles taken in start order from the counter.
 template <class Policy, bool EXCLUSIVE, class T, class Op, class Status>
-__global__ void __launch_bounds__(Policy::block_threads)
+__global__ void __launch_bounds__(Policy::block_threads, Policy::min_blocks_per_sm)
     single_pass_scan_kernel(const T* in, T* out, size_t n, Op op, Maybe<T> seed, Status status,
                             unsigned* tile_counter) {
   using Tile = ScanTile<Policy, T>;
