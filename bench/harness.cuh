@@ -12,6 +12,7 @@
 // `prepare` step restores fresh input (a sort must get unsorted input every run);
 // neither is timed. Bandwidth is reported against the device-to-device copy bandwidth measured at start-up.
 
+#include <cub/version.cuh>
 #include <cuda_runtime.h>
 
 #include <fmt/format.h>
@@ -147,8 +148,14 @@ class Harness {
     l2_flush_.emplace(std::max<size_t>(2 * props.l2CacheSize, size_t{64} << 20));
     check(cudaMemset(l2_flush_->data(), 0x5a, l2_flush_->bytes()), "cudaMemset");
     copy_gbs_ = measure_copy_bandwidth();
-    fmt::print("{} on {} ({} SMs); device-to-device copy {:.0f} GB/s (read + write, 2^28 ints)\n", bench_name_,
-               device_name_, props.multiProcessorCount, copy_gbs_);
+    fmt::print("{} on {} ({} SMs); device-to-device copy {:.0f} GB/s (read + write, 2^28 ints); CUB and Thrust {}\n",
+               bench_name_, device_name_, props.multiProcessorCount, copy_gbs_, cccl_version());
+  }
+
+  /// The CUB (and Thrust) release this bench was compiled against (CUB_VERSION is MAJOR * 100000 + MINOR * 100 +
+  /// PATCH).
+  static std::string cccl_version() {
+    return fmt::format("{}.{}.{}", CUB_VERSION / 100000, CUB_VERSION / 100 % 1000, CUB_VERSION % 100);
   }
 
   int min_log2() const { return min_log2_; }
@@ -252,8 +259,10 @@ class Harness {
 
   void write_json() const {
     std::ofstream out(json_path_);
-    out << fmt::format("{{\n  \"bench\": \"{}\",\n  \"device\": \"{}\",\n  \"copy_gbs\": {:.1f},\n  \"repeats\": {},\n",
-                       bench_name_, device_name_, copy_gbs_, repeats_);
+    out << fmt::format(
+        "{{\n  \"bench\": \"{}\",\n  \"device\": \"{}\",\n  \"cub_version\": \"{}\",\n  \"copy_gbs\": {:.1f},\n"
+        "  \"repeats\": {},\n",
+        bench_name_, device_name_, cccl_version(), copy_gbs_, repeats_);
     out << "  \"results\": [\n";
     for (size_t i = 0; i < results_.size(); ++i) {
       const Measurement& m = results_[i];

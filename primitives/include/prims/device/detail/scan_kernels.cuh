@@ -139,8 +139,9 @@ struct TileState {
   T value;
 };
 
-/// How a tile's status is kept: one 8-byte word (types of up to 4 bytes), one 16-byte word (up to 8 bytes), or a
-/// flag apart from the value (larger types).
+/// How a tile's status is kept: one 8-byte word (types of up to 4 bytes), one 16-byte word (8-byte types), or a
+/// flag apart from the value (other types). 5- to 7-byte types stay off the 16-byte word: ptxas split its 16-byte
+/// load into two 4-byte loads there, and a reader could see a flag with half a value.
 enum class TileStatusWord { Packed8, Packed16, Separate };
 
 template <class T>
@@ -148,7 +149,7 @@ inline constexpr TileStatusWord kTileStatusWord = sizeof(T) <= 4   ? TileStatusW
                                                   : sizeof(T) == 8 ? TileStatusWord::Packed16
                                                                    : TileStatusWord::Separate;
 
-/// One status per tile. Types of up to 8 bytes share one word with their flag, published and read with single
+/// One status per tile. Types of 1-4 and of 8 bytes share one word with their flag, published and read with single
 /// accesses, so a reader sees flag and value together and no fence is needed. Larger types keep the flag apart
 /// from two value slots (aggregate, inclusive: one slot would let a reader that saw "aggregate" read the
 /// inclusive prefix written over it); the value is written before the flag is stored with release semantics, and
