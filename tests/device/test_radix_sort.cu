@@ -1,4 +1,4 @@
-// prims::device::radix_sort_keys and radix_sort_pairs, both algorithms, against a CPU stable sort on the ordered
+// prims::device::radix_sort_keys and radix_sort_pairs, every algorithm, against a CPU stable sort on the ordered
 // key bits (sort_reference.cuh), compared bitwise: every key type, both orders, stability of pairs, value types
 // of 1 to 16 bytes, bit ranges, sizes around every tile edge, in place, key distributions, special floats,
 // Onesweep's look-back portions, and up to 2^32 + 5 keys validated on the GPU. Outputs are poisoned before every run.
@@ -167,6 +167,131 @@ TYPED_TEST(RadixSortTyped, BitRangesAndInPlace) {
   }
 }
 
+// ---- OneBlock: the whole sort in one block, on every shape of its ladder.
+
+/// Sizes around the edges of the one-block sort's shapes for keys K and values V, up to its limit.
+template <class K, class V>
+std::vector<size_t> one_block_sizes() {
+  using Policy = detail::OneBlockPolicy<K, V>;
+  std::vector<size_t> sizes = {0, 1, 2, 31, 33, 257};
+  for (int tile : {Policy::small_shape::tile_items, Policy::medium_shape::tile_items, Policy::large_shape::tile_items,
+                   Policy::largest_shape::tile_items}) {
+    for (int delta : {-1, 0, 1}) {
+      const size_t n = static_cast<size_t>(tile + delta);
+      if (n <= Policy::max_items) sizes.push_back(n);
+    }
+  }
+  return sizes;
+}
+
+TYPED_TEST(RadixSortTyped, KeysEverySizeOneBlock) {
+  PRIMS_REQUIRE_GPU();
+  using K = TypeParam;
+  for (size_t n : one_block_sizes<K, detail::NoValues>()) {
+    const auto keys = random_keys<K>(n, n * 5 + sizeof(K));
+    for (Order order : {Order::Ascending, Order::Descending}) {
+      check_sort<RadixSortAlgorithm::OneBlock>(keys, static_cast<const std::vector<uint32_t>*>(nullptr), {order});
+      if (::testing::Test::HasFatalFailure()) return;
+    }
+  }
+}
+
+/// Five distinct keys, values = input index, at every shape's edges; in place and over part of the bits too.
+TYPED_TEST(RadixSortTyped, PairsStableBitRangesInPlaceOneBlock) {
+  PRIMS_REQUIRE_GPU();
+  using K = TypeParam;
+  constexpr int bits = prims::RadixKey<K>::kBits;
+  for (size_t n : one_block_sizes<K, uint32_t>()) {
+    auto keys = random_keys<K>(n, n + 13);
+    for (auto& key : keys) key = keys[static_cast<size_t>(prims::RadixKey<K>::raw_bits(key)) % 5];
+    const auto index = index_values<uint32_t>(n);
+    for (Order order : {Order::Ascending, Order::Descending}) {
+      check_sort<RadixSortAlgorithm::OneBlock>(keys, &index, {order});
+      check_sort<RadixSortAlgorithm::OneBlock>(keys, &index, {order, 0, -1, /*in_place=*/true});
+      if (::testing::Test::HasFatalFailure()) return;
+    }
+  }
+  const auto keys = random_keys<K>(detail::kOneBlockMaxItems<K, uint32_t>, 91);
+  const auto index = index_values<uint32_t>(keys.size());
+  for (auto [begin_bit, end_bit] :
+       {std::pair{0, 0}, std::pair{0, 1}, std::pair{3, bits - 2}, std::pair{bits / 2, bits}}) {
+    for (bool in_place : {false, true}) {
+      const SortCase c{in_place ? Order::Descending : Order::Ascending, begin_bit, end_bit, in_place};
+      check_sort<RadixSortAlgorithm::OneBlock>(keys, &index, c);
+      check_sort<RadixSortAlgorithm::OneBlock>(keys, static_cast<const std::vector<uint32_t>*>(nullptr), c);
+      if (::testing::Test::HasFatalFailure()) return;
+    }
+  }
+}
+
+/// Every value width at the one-block limit of its key and value, with 4-byte and 8-byte keys.
+template <class K, class V>
+void check_value_type_one_block() {
+  const size_t n = detail::kOneBlockMaxItems<K, V>;
+  const auto keys = random_keys<K>(n, sizeof(V) + sizeof(K));
+  std::vector<K> few(n);
+  for (size_t i = 0; i < n; ++i) few[i] = keys[i % 7];
+  const auto values = index_values<V>(n);
+  for (Order order : {Order::Ascending, Order::Descending}) {
+    check_sort<RadixSortAlgorithm::OneBlock>(few, &values, {order});
+    check_sort<RadixSortAlgorithm::OneBlock>(keys, &values, {order, 0, -1, true});
+  }
+}
+
+TEST(RadixSortValues, EveryWidthOneBlock) {
+  PRIMS_REQUIRE_GPU();
+  check_value_type_one_block<uint32_t, uint8_t>();
+  check_value_type_one_block<uint32_t, uint16_t>();
+  check_value_type_one_block<uint32_t, double>();
+  check_value_type_one_block<uint32_t, Payload<3>>();
+  check_value_type_one_block<uint32_t, Payload<12>>();
+  check_value_type_one_block<uint32_t, Payload<16>>();
+  check_value_type_one_block<double, Payload<16>>();
+  check_value_type_one_block<uint8_t, Payload<16>>();
+}
+
+/// The plain calls (Auto) on both sides of the one-block limit: OneBlock up to it, Onesweep past it.
+TEST(RadixSort, AutoAroundTheOneBlockLimit) {
+  PRIMS_REQUIRE_GPU();
+  for (size_t n : {detail::kOneBlockMaxItems<uint32_t, detail::NoValues>,
+                   detail::kOneBlockMaxItems<uint32_t, detail::NoValues> + 1}) {
+    const auto keys = random_keys<uint32_t>(n, n);
+    check_sort_with(keys, static_cast<const std::vector<uint32_t>*>(nullptr), {Order::Descending},
+                    [](void* temp, size_t& bytes, auto io, size_t count, Order order, int begin_bit, int end_bit) {
+                      return prims::device::radix_sort_keys(temp, bytes, io.keys_in, io.keys_out, count, order,
+                                                            begin_bit, end_bit);
+                    });
+    if (::testing::Test::HasFatalFailure()) return;
+  }
+  for (size_t n : {detail::kAutoOneBlockMaxItems<uint32_t, uint32_t>,
+                   detail::kAutoOneBlockMaxItems<uint32_t, uint32_t> + 1}) {
+    const auto keys = random_keys<uint32_t>(n, n);
+    const auto index = index_values<uint32_t>(n);
+    check_sort_with(keys, &index, {Order::Ascending, 0, -1, true},
+                    [](void* temp, size_t& bytes, auto io, size_t count, Order order, int begin_bit, int end_bit) {
+                      return prims::device::radix_sort_pairs(temp, bytes, io.keys_in, io.keys_out, io.values_in,
+                                                             io.values_out, count, order, begin_bit, end_bit);
+                    });
+    if (::testing::Test::HasFatalFailure()) return;
+  }
+}
+
+TEST(RadixSort, OneBlockTakesUpToItsLimit) {
+  uint32_t* keys = nullptr;
+  size_t bytes = 0;
+  constexpr size_t kMax = prims::device::kOneBlockMaxItems<uint32_t>;
+  using Policy = detail::OneBlockPolicy<uint32_t, detail::NoValues>;
+  EXPECT_EQ(kMax, static_cast<size_t>(Policy::largest_shape::tile_items));
+  EXPECT_EQ(cudaSuccess,
+            prims::device::radix_sort_keys<RadixSortAlgorithm::OneBlock>(nullptr, bytes, keys, keys, kMax));
+  EXPECT_GT(bytes, 0u);  // never 0, so a caller's allocation is never null
+  EXPECT_EQ(cudaErrorInvalidValue,
+            prims::device::radix_sort_keys<RadixSortAlgorithm::OneBlock>(nullptr, bytes, keys, keys, kMax + 1));
+  constexpr size_t kMaxPairs = prims::device::kOneBlockMaxItems<uint32_t, uint32_t>;
+  EXPECT_EQ(cudaErrorInvalidValue, prims::device::radix_sort_pairs<RadixSortAlgorithm::OneBlock>(
+                                       nullptr, bytes, keys, keys, keys, keys, kMaxPairs + 1));
+}
+
 // ---- Onesweep's look-back portions (fewer than 2^30 keys each), crossed with few keys by a policy whose portions
 // hold three tiles and a bit.
 
@@ -270,6 +395,13 @@ std::vector<uint32_t> distribution(const std::string& name, size_t n, uint64_t s
 TEST(RadixSortDistributions, Uint32Pairs) {
   PRIMS_REQUIRE_GPU();
   for (const char* name : {"uniform", "all_equal", "sorted", "reversed", "few_distinct", "low_entropy"}) {
+    const auto small = distribution(name, detail::kOneBlockMaxItems<uint32_t, uint32_t>, 5);
+    const auto small_index = index_values<uint32_t>(small.size());
+    for (Order order : {Order::Ascending, Order::Descending}) {
+      SCOPED_TRACE(name);
+      check_sort<RadixSortAlgorithm::OneBlock>(small, &small_index, {order});
+      if (::testing::Test::HasFatalFailure()) return;
+    }
     for (size_t n : {size_t{kOnesweepTile} - 1, size_t{1000003}}) {
       const auto keys = distribution(name, n, n);
       std::vector<uint32_t> index(n);
@@ -289,7 +421,7 @@ template <class F>
 void check_special_floats() {
   const auto specials = prims::test::special_floats<F>();
   std::mt19937 rng(3);
-  for (size_t n : {size_t{40}, size_t{kOnesweepTile} + 3, size_t{200001}}) {
+  for (size_t n : {size_t{40}, detail::kOneBlockMaxItems<F, uint32_t>, size_t{kOnesweepTile} + 3, size_t{200001}}) {
     std::vector<F> keys(n);
     for (auto& key : keys) {
       key = rng() % 2 ? specials[rng() % specials.size()] : static_cast<F>(static_cast<int>(rng() % 2001) - 1000) / 8;
@@ -300,6 +432,10 @@ void check_special_floats() {
       check_sort<RadixSortAlgorithm::Onesweep>(keys, &index, {order});
       check_sort<RadixSortAlgorithm::TileCounts>(keys, &index, {order});
       check_sort<RadixSortAlgorithm::Onesweep>(keys, static_cast<const std::vector<uint32_t>*>(nullptr), {order, 0, -1, true});
+      if (n <= detail::kOneBlockMaxItems<F, uint32_t>) {
+        check_sort<RadixSortAlgorithm::OneBlock>(keys, &index, {order});
+        check_sort<RadixSortAlgorithm::OneBlock>(keys, static_cast<const std::vector<uint32_t>*>(nullptr), {order});
+      }
       if (::testing::Test::HasFatalFailure()) return;
     }
   }

@@ -27,6 +27,9 @@ inline constexpr int kMaxPartitionBits = 8;
 template <device::RadixSortAlgorithm ALGORITHM, class K, class V>
 cudaError_t radix_partition(void* temp, size_t& temp_bytes, PassBuffers<K, V> io, size_t n, size_t* bucket_offsets,
                             int begin_bit, int end_bit, Order order, cudaStream_t stream) {
+  static_assert(
+      ALGORITHM == device::RadixSortAlgorithm::TileCounts || ALGORITHM == device::RadixSortAlgorithm::Onesweep,
+      "a partition is one pass of TileCounts or Onesweep");
   if (!valid_bit_range<K>(begin_bit, end_bit) || end_bit - begin_bit > kMaxPartitionBits) {
     return cudaErrorInvalidValue;
   }

@@ -65,6 +65,7 @@
 #include "prims/device/detail/radix_sort_common.cuh"
 #include "prims/device/detail/segmented_onesweep.cuh"
 #include "prims/device/detail/tile_io.cuh"
+#include "prims/device/detail/tile_sort.cuh"
 #include "prims/util/device_properties.cuh"
 #include "prims/util/launch.cuh"
 #include "prims/util/ops.cuh"
@@ -74,16 +75,6 @@
 #include "prims/warp/bitonic_sort.cuh"
 
 namespace prims::detail {
-
-/// The block of a kernel that sorts whole tiles in registers and shared memory (SegmentedTile): its threads, the
-/// items each holds, and how many blocks must fit on a multiprocessor (which caps the registers).
-template <int THREADS, int ITEMS, int MIN_BLOCKS>
-struct TileShape {
-  static constexpr int threads = THREADS;
-  static constexpr int items_per_thread = ITEMS;
-  static constexpr int min_blocks_per_sm = MIN_BLOCKS;
-  static constexpr int tile_items = THREADS * ITEMS;
-};
 
 /// Tuning of the segmented sort on Hopper: the block shape and tile of TileCounts (16 KB of the widest item), the
 /// counting class's limits, and the slot sizes of the packed classes.
@@ -116,7 +107,7 @@ struct SegmentedSortPolicySm90 {
   static constexpr int packed16_slot_items = tile_items / 16;
   static constexpr int packed4_slot_items = tile_items / 4;
   /// The blocks of the packed and tile classes: the keys alone in registers (the origins stay in shared memory,
-  /// SegmentedTile), capped at 64 registers so four blocks share an SM. Measured on the H100 (2^14 segments of
+  /// TileSort), capped at 64 registers so four blocks share an SM. Measured on the H100 (2^14 segments of
   /// 4096 u32 keys / pairs, us): two blocks an SM with origins in registers 1255 / 1724, two blocks 1146 / 1695,
   /// three 1007 / 1387, four 940 / 1249.
   using tile_shape = TileShape<block_threads, items_per_thread, 4>;
@@ -621,142 +612,13 @@ __global__ void __launch_bounds__(Policy::block_threads)
   }
 }
 
-/// Sorts groups of up to kSlots segments of at most SLOT_ITEMS keys, one group per tile of Shape (see the file
-/// comment). The keys stay in registers between passes; each pass ranks them (block::RadixRank) and exchanges them
-/// through shared memory into rank order. Where a key started in the tile (its origin) is needed only to find its
-/// slot (packed classes) and to gather values at the end, so it never sits in registers: each pass moves the
-/// origins from one shared array to the other, and a tile of one slot without values keeps none. A thread reads
-/// only its own elements' origins.
-template <class Policy, class Shape, int SLOT_ITEMS, class K, class V>
-struct SegmentedTile {
-  using Io = WarpStripedTileIo<Shape::threads, Shape::items_per_thread>;
-  static constexpr int kThreads = Io::kThreads;
-  static constexpr int kItems = Io::kItems;
-  static constexpr int kTileItems = Io::kTileItems;
-  static constexpr int kSlots = kTileItems / SLOT_ITEMS;
-  static constexpr int kDigits = 1 << Policy::radix_bits;
-  static constexpr bool kOrigins = kSlots > 1 || kHasValues<V>;
-  using Rank = block::RadixRank<kThreads, kItems, Policy::radix_bits, Policy::rank_with_match_any>;
-  static_assert(kTileItems % SLOT_ITEMS == 0 && kSlots <= kDigits, "slots divide the tile; one digit a slot");
-  static_assert(kTileItems <= 65536, "origins are tile elements of 16 bits");
-
-  struct TempStorage {
-    /// Apart from the keys, so a pass needs no barrier between ranking and exchanging.
-    typename Rank::TempStorage rank;
-    union {
-      /// The tile in rank order, between a pass's exchange and its reading back.
-      K keys[kTileItems];
-      /// The group's values by origin, at the end.
-      alignas(16) unsigned char values[kHasValues<V> ? kTileItems * sizeof(V) : 1];
-    };
-    /// origins[p % 2][e]: where tile element e started, after p passes.
-    unsigned short origins[2][kOrigins ? kTileItems : 1];
-    size_t slot_begin[kSlots];
-    unsigned slot_size[kSlots];
-    unsigned work;
-  };
-
-  /// Whether tile element `origin` (an element of the tile as loaded) is padding: past its slot's segment.
-  __device__ static bool is_padding(unsigned origin, const TempStorage& storage) {
-    return origin % SLOT_ITEMS >= storage.slot_size[origin / SLOT_ITEMS];
-  }
-
-  /// One stable pass: ranks the tile by `ranks` (the digits on entry) and moves the keys into rank order, back
-  /// into the warp-striped registers, and the origins from origins[from] to origins[from ^ 1].
-  __device__ static void rank_and_exchange(K (&keys)[kItems], unsigned (&ranks)[kItems], int from,
-                                           TempStorage& storage) {
-    unsigned digit_count;
-    unsigned digit_prefix;
-    Rank(storage.rank).rank(ranks, ranks, digit_count, digit_prefix, 0, IgnoreDigitCounts{});
-#pragma unroll
-    for (int i = 0; i < kItems; ++i) {
-      storage.keys[ranks[i]] = keys[i];
-      if constexpr (kOrigins) storage.origins[from ^ 1][ranks[i]] = storage.origins[from][Io::element(i)];
-    }
-    __syncthreads();
-#pragma unroll
-    for (int i = 0; i < kItems; ++i) keys[i] = storage.keys[Io::element(i)];
-    // The next pass writes the keys only after its ranking's barriers, which every thread reaches after reading.
-  }
-
-  /// Sorts the group whose slots are set in `storage` (slot_begin, slot_size; empty slots have size 0).
-  template <class Offset>
-  __device__ static void sort_group(const SegmentedSortArgs<K, V, Offset>& args, TempStorage& storage) {
-    K keys[kItems];
-#pragma unroll
-    for (int i = 0; i < kItems; ++i) {
-      const unsigned element = static_cast<unsigned>(Io::element(i));
-      if constexpr (kOrigins) storage.origins[0][element] = static_cast<unsigned short>(element);
-      keys[i] = K{};
-      if (!is_padding(element, storage)) {
-        keys[i] = args.io.keys_in[storage.slot_begin[element / SLOT_ITEMS] + element % SLOT_ITEMS];
-      }
-    }
-    // Padding takes the largest digit in every pass, so it stays behind its slot's keys (stable ranking); in a
-    // tile of one slot it fills the tile's end, elements size .. kTileItems - 1, after every pass.
-    const unsigned size = storage.slot_size[0];
-    const int num_passes = radix_passes(args.begin_bit, args.end_bit, Policy::radix_bits);
-    int from = 0;
-    for (int pass = 0; pass < num_passes; ++pass, from ^= 1) {
-      const auto digit_of = pass_digit<K>(args.order, args.begin_bit, args.end_bit, Policy::radix_bits, pass);
-      unsigned ranks[kItems];
-#pragma unroll
-      for (int i = 0; i < kItems; ++i) {
-        const unsigned element = static_cast<unsigned>(Io::element(i));
-        const bool padding =
-            kSlots == 1 ? element >= size : is_padding(storage.origins[from][element], storage);
-        ranks[i] = padding ? kDigits - 1 : digit_of(keys[i]);
-      }
-      rank_and_exchange(keys, ranks, from, storage);
-    }
-    if constexpr (kSlots > 1) {
-      // Every slot holds SLOT_ITEMS elements, so slot j ends up at [j * SLOT_ITEMS, (j + 1) * SLOT_ITEMS), its
-      // keys first: padding took the largest digit in every pass and follows its slot's keys in the tile.
-      unsigned ranks[kItems];
-#pragma unroll
-      for (int i = 0; i < kItems; ++i) ranks[i] = storage.origins[from][Io::element(i)] / SLOT_ITEMS;
-      rank_and_exchange(keys, ranks, from, storage);
-      from ^= 1;
-    }
-    // Tile element p now holds the (p % SLOT_ITEMS)-th key of slot p / SLOT_ITEMS's segment, if the segment has
-    // that many.
-#pragma unroll
-    for (int i = 0; i < kItems; ++i) {
-      const unsigned element = static_cast<unsigned>(Io::element(i));
-      if (!is_padding(element, storage)) {
-        args.io.keys_out[storage.slot_begin[element / SLOT_ITEMS] + element % SLOT_ITEMS] = keys[i];
-      }
-    }
-    if constexpr (kHasValues<V>) {
-      V* values = reinterpret_cast<V*>(storage.values);
-      __syncthreads();  // the values share memory with the keys' exchange, which may still be read
-#pragma unroll
-      for (int i = 0; i < kItems; ++i) {
-        const unsigned element = static_cast<unsigned>(Io::element(i));
-        if (!is_padding(element, storage)) {
-          values[element] = args.io.values_in[storage.slot_begin[element / SLOT_ITEMS] + element % SLOT_ITEMS];
-        }
-      }
-      __syncthreads();
-#pragma unroll
-      for (int i = 0; i < kItems; ++i) {
-        const unsigned element = static_cast<unsigned>(Io::element(i));
-        if (!is_padding(element, storage)) {
-          args.io.values_out[storage.slot_begin[element / SLOT_ITEMS] + element % SLOT_ITEMS] =
-              values[storage.origins[from][element]];
-        }
-      }
-    }
-  }
-};
-
-/// Sorts the segments of one packed, tile or local class: a persistent block takes groups of SegmentedTile::kSlots
-/// ids from the class's list until none is left. Its storage, SegmentedTile::TempStorage, is the launch's dynamic
+/// Sorts the segments of one packed, tile or local class: a persistent block takes groups of TileSort::kSlots
+/// ids from the class's list until none is left. Its storage, TileSort::TempStorage, is the launch's dynamic
 /// shared memory (the local class's is above the 48 KB a static array may have).
 template <class Policy, class Shape, int SLOT_ITEMS, class K, class V, class Offset>
 __global__ void __launch_bounds__(Shape::threads, Shape::min_blocks_per_sm)
     segmented_tile_kernel(SegmentedSortArgs<K, V, Offset> args, SegmentList list) {
-  using Tile = SegmentedTile<Policy, Shape, SLOT_ITEMS, K, V>;
+  using Tile = TileSort<Policy, Shape, SLOT_ITEMS, K, V>;
   extern __shared__ __align__(16) unsigned char tile_storage[];
   auto& storage = *reinterpret_cast<typename Tile::TempStorage*>(tile_storage);
   wait_for_prior_grids();
@@ -775,7 +637,7 @@ __global__ void __launch_bounds__(Shape::threads, Shape::min_blocks_per_sm)
       storage.slot_size[j] = static_cast<unsigned>(range.size);
     }
     __syncthreads();
-    Tile::sort_group(args, storage);
+    Tile::sort_group(args.io, args.order, args.begin_bit, args.end_bit, storage);
     __syncthreads();  // the slots and the work id are rewritten for the next group
   }
 }
@@ -1004,7 +866,7 @@ cudaError_t segmented_radix_sort(void* temp, size_t& temp_bytes, PassBuffers<K, 
   auto sort_tiles = [&](auto shape, auto slot_items, SegmentClass c) -> cudaError_t {
     using Shape = decltype(shape);
     constexpr int kSlotItems = decltype(slot_items)::value;
-    using Tile = SegmentedTile<Policy, Shape, kSlotItems, K, V>;
+    using Tile = TileSort<Policy, Shape, kSlotItems, K, V>;
     const SegmentList& list = lists.list[c];
     if (list.capacity == 0) return cudaSuccess;
     return launch_persistent(segmented_tile_kernel<Policy, Shape, kSlotItems, K, V, Offset>,

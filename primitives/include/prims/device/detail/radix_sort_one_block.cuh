@@ -1,0 +1,92 @@
+#pragma once
+// The one-block radix sort: inputs small enough for one block's registers and shared memory (up to 2^14 keys or
+// pairs of up to 4-byte items, 2^13 of 8-byte items, 2^12 with 16-byte values) are sorted by a single block in one launch. The block
+// loads every key once, ranks and exchanges them through shared memory for each 8-bit digit (TileSort of
+// tile_sort.cuh with one slot holding the whole input), and writes every key once; values are read once at the end
+// and written once, by the keys' origins. Nothing goes through the temporary storage.
+// Onesweep needs six launches whatever n is (a clear, the histogram, a pass a digit): at these sizes those launches
+// are the sort (u32: 37-44 us from 2^6 to 2^14 keys on the H100), where one block takes 8-37 us.
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+
+#include "prims/device/detail/radix_sort_common.cuh"
+#include "prims/device/detail/tile_sort.cuh"
+#include "prims/util/launch.cuh"
+#include "prims/util/temp_storage.cuh"
+
+namespace prims::detail {
+
+/// Tuning of the one-block sort on Hopper: four block shapes by input size, the smallest whose tile holds n runs.
+/// A lone block is bound by its passes' latency, so a tile is as small as n allows and its items spread over more
+/// threads only up to 512 (a digit thread sums one counter per warp). Measured on the H100 (one block, us; u32 keys,
+/// n = tile: 256 x 4 7.9, 512 x 4 10.0, 256 x 16 15.8, 512 x 8 13.7, 1024 x 4 15.6, 512 x 16 21.8, 1024 x 8 22.3,
+/// 1024 x 16 37.3; u64 keys and u32/u32 pairs alike at half the items a thread).
+template <class K, class V>
+struct OneBlockPolicySm90 {
+  static constexpr int radix_bits = 8;
+  static constexpr bool rank_with_match_any = false;
+  /// Items a thread in the largest shape: 64 KB of the widest item (key or value) in 1024 threads.
+  static constexpr int items_per_thread = kSortItemBytes<K, V> <= 4 ? 16 : kSortItemBytes<K, V> <= 8 ? 8 : 4;
+  using small_shape = TileShape<256, items_per_thread / 4, 1>;
+  using medium_shape = TileShape<512, items_per_thread / 2, 1>;
+  using large_shape = TileShape<512, items_per_thread, 1>;
+  using largest_shape = TileShape<1024, items_per_thread, 1>;
+  static constexpr size_t max_items = largest_shape::tile_items;
+  /// Where Auto stops taking the one-block sort: its limit for keys alone, 8192 with values (u32/u32 pairs, us:
+  /// 2^13 27 against Onesweep's 45, 2^14 52.5 against 44.7; 8-byte and 16-byte items win up to their limit).
+  static constexpr size_t auto_max_items = kHasValues<V> && max_items > 8192 ? 8192 : max_items;
+};
+
+/// The policy for the architecture the library is built for; one entry today.
+template <class K, class V>
+using OneBlockPolicy = OneBlockPolicySm90<K, V>;
+
+/// The most keys the one-block sort takes for keys K and values V, and the most RadixSortAlgorithm::Auto gives it.
+template <class K, class V>
+inline constexpr size_t kOneBlockMaxItems = OneBlockPolicy<K, V>::max_items;
+template <class K, class V>
+inline constexpr size_t kAutoOneBlockMaxItems = OneBlockPolicy<K, V>::auto_max_items;
+
+/// Sorts io.keys_in[0, n) into io.keys_out (values alike) with one block of Shape; n fits the tile. Its storage,
+/// TileSort::TempStorage, is the launch's dynamic shared memory.
+template <class Policy, class Shape, class K, class V>
+__global__ void __launch_bounds__(Shape::threads, 1)
+    one_block_sort_kernel(PassBuffers<K, V> io, unsigned n, Order order, int begin_bit, int end_bit) {
+  using Tile = TileSort<Policy, Shape, Shape::tile_items, K, V>;
+  extern __shared__ __align__(16) unsigned char one_block_storage[];
+  auto& storage = *reinterpret_cast<typename Tile::TempStorage*>(one_block_storage);
+  wait_for_prior_grids();
+  allow_dependent_grids();
+  if (threadIdx.x == 0) {
+    storage.slot_begin[0] = 0;
+    storage.slot_size[0] = n;
+  }
+  __syncthreads();
+  Tile::sort_group(io, order, begin_bit, end_bit, storage);
+}
+
+/// The one-block sort: n above kOneBlockMaxItems<K, V> is cudaErrorInvalidValue. Needs no temporary storage (the
+/// size query asks for the smallest carved block, so the two-phase protocol holds). An empty bit range copies.
+template <class K, class V, class Policy = OneBlockPolicy<K, V>>
+cudaError_t one_block_sort(void* temp, size_t& temp_bytes, PassBuffers<K, V> io, size_t n, Order order,
+                           int begin_bit, int end_bit, cudaStream_t stream) {
+  if (n > Policy::max_items) return cudaErrorInvalidValue;
+  const size_t sizes[1] = {0};
+  void* parts[1];
+  PRIMS_TRY(carve_temp(temp, temp_bytes, sizes, parts));
+  if (temp == nullptr || n == 0) return cudaSuccess;
+  auto sort_with = [&](auto shape) {
+    using Shape = decltype(shape);
+    using Tile = TileSort<Policy, Shape, Shape::tile_items, K, V>;
+    return launch(one_block_sort_kernel<Policy, Shape, K, V>, 1, Shape::threads, sizeof(typename Tile::TempStorage),
+                  stream, io, static_cast<unsigned>(n), order, begin_bit, end_bit);
+  };
+  if (n <= static_cast<size_t>(Policy::small_shape::tile_items)) return sort_with(typename Policy::small_shape{});
+  if (n <= static_cast<size_t>(Policy::medium_shape::tile_items)) return sort_with(typename Policy::medium_shape{});
+  if (n <= static_cast<size_t>(Policy::large_shape::tile_items)) return sort_with(typename Policy::large_shape{});
+  return sort_with(typename Policy::largest_shape{});
+}
+
+}  // namespace prims::detail
