@@ -224,6 +224,27 @@ TYPED_TEST(RadixSortTyped, PairsStableBitRangesInPlaceOneBlock) {
   }
 }
 
+/// Keys sharing most of their digits (the one-block sort skips those passes), all-equal keys, and one key apart.
+TYPED_TEST(RadixSortTyped, SkippedPassesOneBlock) {
+  PRIMS_REQUIRE_GPU();
+  using K = TypeParam;
+  for (size_t n : {size_t{1}, size_t{300}, detail::kOneBlockMaxItems<K, uint32_t>}) {
+    std::vector<K> small(n), equal(n, static_cast<K>(3));
+    for (size_t i = 0; i < n; ++i) small[i] = static_cast<K>((i * 5) % 7);
+    std::vector<K> one_apart = equal;
+    one_apart[n / 2] = static_cast<K>(2);
+    const auto index = index_values<uint32_t>(n);
+    for (const auto* keys : {&small, &equal, &one_apart}) {
+      for (Order order : {Order::Ascending, Order::Descending}) {
+        check_sort<RadixSortAlgorithm::OneBlock>(*keys, &index, {order});
+        check_sort<RadixSortAlgorithm::OneBlock>(*keys, static_cast<const std::vector<uint32_t>*>(nullptr),
+                                                 {order, 0, -1, true});
+        if (::testing::Test::HasFatalFailure()) return;
+      }
+    }
+  }
+}
+
 /// Every value width at the one-block limit of its key and value, with 4-byte and 8-byte keys.
 template <class K, class V>
 void check_value_type_one_block() {

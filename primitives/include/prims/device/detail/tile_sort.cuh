@@ -11,6 +11,7 @@
 #include "prims/device/detail/radix_sort_common.cuh"
 #include "prims/device/detail/tile_io.cuh"
 #include "prims/util/radix_key.cuh"
+#include "prims/util/shuffle.cuh"
 
 namespace prims::detail {
 
@@ -59,7 +60,39 @@ struct TileSort {
     size_t slot_begin[kSlots];
     unsigned slot_size[kSlots];
     unsigned work;
+    /// One slot: the tile's first key, and bit p set where some key's digit of pass p differs from its.
+    K first_key;
+    unsigned differing_passes;
   };
+
+  /// Bit p set where the keys of a one-slot tile do not all share their digit of pass p: the other passes would
+  /// leave the tile as it is (the ranking is stable and the padding already fills the tile's end), so they are
+  /// skipped, as Onesweep skips its trivial passes (u32, 2^14 equal keys: 33 us of passes otherwise).
+  __device__ static unsigned differing_passes(const K (&keys)[kItems], unsigned size, Order order, int begin_bit,
+                                              int end_bit, TempStorage& storage) {
+    if (threadIdx.x == 0) {
+      storage.first_key = keys[0];  // thread 0's first item is tile element 0
+      storage.differing_passes = 0;
+    }
+    __syncthreads();
+    const K first_key = storage.first_key;
+    const int num_passes = radix_passes(begin_bit, end_bit, Policy::radix_bits);
+    unsigned differing = 0;
+    for (int pass = 0; pass < num_passes; ++pass) {
+      const auto digit_of = pass_digit<K>(order, begin_bit, end_bit, Policy::radix_bits, pass);
+      const unsigned first_digit = digit_of(first_key);
+      bool differs = false;
+#pragma unroll
+      for (int i = 0; i < kItems; ++i) {
+        differs |= static_cast<unsigned>(Io::element(i)) < size && digit_of(keys[i]) != first_digit;
+      }
+      differing |= static_cast<unsigned>(differs) << pass;
+    }
+    differing = __reduce_or_sync(kFullWarpMask, differing);
+    if (threadIdx.x % warp::kWarpThreads == 0 && differing != 0) atomicOr(&storage.differing_passes, differing);
+    __syncthreads();
+    return storage.differing_passes;
+  }
 
   /// Whether tile element `origin` (an element of the tile as loaded) is padding: past its slot's segment.
   __device__ static bool is_padding(unsigned origin, const TempStorage& storage) {
@@ -103,8 +136,11 @@ struct TileSort {
     // tile of one slot it fills the tile's end, elements size .. kTileItems - 1, after every pass.
     const unsigned size = storage.slot_size[0];
     const int num_passes = radix_passes(begin_bit, end_bit, Policy::radix_bits);
+    unsigned passes_to_run = ~0u;
+    if constexpr (kSlots == 1) passes_to_run = differing_passes(keys, size, order, begin_bit, end_bit, storage);
     int from = 0;
-    for (int pass = 0; pass < num_passes; ++pass, from ^= 1) {
+    for (int pass = 0; pass < num_passes; ++pass) {
+      if (((passes_to_run >> pass) & 1u) == 0) continue;
       const auto digit_of = pass_digit<K>(order, begin_bit, end_bit, Policy::radix_bits, pass);
       unsigned ranks[kItems];
 #pragma unroll
@@ -115,6 +151,7 @@ struct TileSort {
         ranks[i] = padding ? kDigits - 1 : digit_of(keys[i]);
       }
       rank_and_exchange(keys, ranks, from, storage);
+      from ^= 1;
     }
     if constexpr (kSlots > 1) {
       // Every slot holds SLOT_ITEMS elements, so slot j ends up at [j * SLOT_ITEMS, (j + 1) * SLOT_ITEMS), its
