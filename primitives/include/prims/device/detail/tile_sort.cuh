@@ -60,38 +60,46 @@ struct TileSort {
     size_t slot_begin[kSlots];
     unsigned slot_size[kSlots];
     unsigned work;
-    /// One slot: the tile's first key, and bit p set where some key's digit of pass p differs from its.
-    K first_key;
-    unsigned differing_passes;
+    /// One slot: the ordered bits of the tile's first key, and those in which some key differs from it.
+    unsigned long long first_bits;
+    unsigned long long differing_bits;
   };
 
   /// Bit p set where the keys of a one-slot tile do not all share their digit of pass p: the other passes would
   /// leave the tile as it is (the ranking is stable and the padding already fills the tile's end), so they are
-  /// skipped, as Onesweep skips its trivial passes (u32, 2^14 equal keys: 33 us of passes otherwise).
+  /// skipped, as Onesweep skips its trivial passes (u32, 2^14 equal keys: 33 us of passes otherwise). Two keys share
+  /// a digit exactly when their ordered bits agree in its range, so one XOR a key against the first key finds every
+  /// pass at once.
   __device__ static unsigned differing_passes(const K (&keys)[kItems], unsigned size, Order order, int begin_bit,
                                               int end_bit, TempStorage& storage) {
+    using Bits = typename RadixKey<K>::Bits;
     if (threadIdx.x == 0) {
-      storage.first_key = keys[0];  // thread 0's first item is tile element 0
-      storage.differing_passes = 0;
+      storage.first_bits = RadixKey<K>::ordered_bits(keys[0]);  // thread 0's first item is tile element 0
+      storage.differing_bits = 0;
     }
     __syncthreads();
-    const K first_key = storage.first_key;
-    const int num_passes = radix_passes(begin_bit, end_bit, Policy::radix_bits);
-    unsigned differing = 0;
-    for (int pass = 0; pass < num_passes; ++pass) {
-      const auto digit_of = pass_digit<K>(order, begin_bit, end_bit, Policy::radix_bits, pass);
-      const unsigned first_digit = digit_of(first_key);
-      bool differs = false;
+    const auto first_bits = static_cast<Bits>(storage.first_bits);
+    unsigned long long differing = 0;
 #pragma unroll
-      for (int i = 0; i < kItems; ++i) {
-        differs |= static_cast<unsigned>(Io::element(i)) < size && digit_of(keys[i]) != first_digit;
+    for (int i = 0; i < kItems; ++i) {
+      if (static_cast<unsigned>(Io::element(i)) < size) {
+        differing |= static_cast<Bits>(RadixKey<K>::ordered_bits(keys[i]) ^ first_bits);
       }
-      differing |= static_cast<unsigned>(differs) << pass;
     }
-    differing = __reduce_or_sync(kFullWarpMask, differing);
-    if (threadIdx.x % warp::kWarpThreads == 0 && differing != 0) atomicOr(&storage.differing_passes, differing);
+    const unsigned low = __reduce_or_sync(kFullWarpMask, static_cast<unsigned>(differing));
+    const unsigned high = __reduce_or_sync(kFullWarpMask, static_cast<unsigned>(differing >> 32));
+    if (threadIdx.x % warp::kWarpThreads == 0 && (low | high) != 0) {
+      atomicOr(&storage.differing_bits, (static_cast<unsigned long long>(high) << 32) | low);
+    }
     __syncthreads();
-    return storage.differing_passes;
+    differing = storage.differing_bits;
+    unsigned passes = 0;
+    const int num_passes = radix_passes(begin_bit, end_bit, Policy::radix_bits);
+    for (int pass = 0; pass < num_passes; ++pass) {
+      const auto digit = pass_digit<K>(order, begin_bit, end_bit, Policy::radix_bits, pass);
+      if ((static_cast<unsigned>(differing >> digit.shift) & digit.mask) != 0) passes |= 1u << pass;
+    }
+    return passes;
   }
 
   /// Whether tile element `origin` (an element of the tile as loaded) is padding: past its slot's segment.
