@@ -134,11 +134,13 @@ void tune_type(prims::bench::Harness& harness, const char* type) {
 int main(int argc, char** argv) {
   try {
     prims::bench::Harness harness(argc, argv, "tune_sort", 20, 28, 4);
-    tune_type<uint32_t, detail::NoValues, Variant<384, 24>, Variant<384, 28>, Variant<384, 16, 3>,
-              Variant<512, 18>>(harness, "u32");
-    tune_type<uint32_t, uint32_t, Variant<384, 20>, Variant<384, 18>, Variant<384, 22>>(harness, "u32/u32");
-    tune_type<float, detail::NoValues, Variant<384, 24>, Variant<384, 28>>(harness, "f32");
-    tune_type<uint64_t, detail::NoValues, Variant<384, 15>, Variant<384, 12>>(harness, "u64");
+    tune_type<uint32_t, detail::NoValues, Variant<384, 24>, Variant<256, 4, 4>, Variant<256, 8, 4>,
+              Variant<256, 16, 3>, Variant<384, 8, 3>, Variant<384, 12, 3>>(harness, "u32");
+    tune_type<uint32_t, uint32_t, Variant<384, 20>, Variant<256, 4, 4>, Variant<256, 8, 4>, Variant<384, 10, 3>>(
+        harness, "u32/u32");
+    tune_type<float, detail::NoValues, Variant<384, 24>, Variant<256, 8, 4>, Variant<384, 12, 3>>(harness, "f32");
+    tune_type<uint64_t, detail::NoValues, Variant<384, 15>, Variant<256, 4, 4>, Variant<256, 8, 4>,
+              Variant<384, 8, 3>>(harness, "u64");
     return harness.finish();
   } catch (const std::exception& e) {
     fmt::print(stderr, "tune_sort: error: {}\n", e.what());

@@ -26,15 +26,22 @@ constexpr int kOnesweepTile = detail::SortTile<detail::OnesweepPolicy<uint32_t, 
                                                detail::NoValues, unsigned>::kTileItems;
 constexpr int kTileCountsTile = detail::SortTile<detail::TileCountsPolicy<uint32_t, detail::NoValues>, uint32_t,
                                                  detail::NoValues, size_t>::kTileItems;
+/// Onesweep's tiles up to OnesweepSmallPolicy's limit (Onesweep's own above it).
+constexpr int kOnesweepSmallTile = detail::SortTile<detail::OnesweepSmallPolicy<uint32_t, detail::NoValues>,
+                                                    uint32_t, detail::NoValues, unsigned>::kTileItems;
+constexpr size_t kOnesweepSmallMax = detail::OnesweepSmallPolicy<uint32_t, detail::NoValues>::max_items;
 
-/// Sizes around the edges of both algorithms' tiles.
+/// Sizes around the edges of every algorithm's tiles, and around Onesweep's switch from small tiles to its own.
 std::vector<size_t> sort_sizes() {
-  std::vector<size_t> sizes = {0, 1, 2, 31, 33, 1023, 1025, 65537};
-  for (size_t tile : {size_t{kOnesweepTile}, size_t{kTileCountsTile}}) {
+  std::vector<size_t> sizes = {0, 1, 2, 31, 33, 1023, 1025, 65537, kOnesweepSmallMax, kOnesweepSmallMax + 1};
+  for (size_t tile : {size_t{kOnesweepSmallTile}, size_t{kOnesweepTile}, size_t{kTileCountsTile}}) {
     for (size_t tiles : {1, 3}) {
       for (long delta : {-1, 0, 1}) sizes.push_back(tiles * tile + delta);
     }
   }
+  // Whole and partial last tiles of Onesweep's own tiles.
+  const size_t own_tiles = kOnesweepSmallMax / kOnesweepTile + 1;
+  for (long delta : {-1, 0, 1}) sizes.push_back(own_tiles * kOnesweepTile + delta);
   return sizes;
 }
 
@@ -126,7 +133,8 @@ TYPED_TEST(RadixSortTyped, KeysEverySizeTileCounts) {
 /// Few distinct keys, values = input index: equal keys must keep their values in input order.
 template <RadixSortAlgorithm ALGORITHM, class K>
 void check_pairs_stable() {
-  for (size_t n : {size_t{1}, size_t{kOnesweepTile} + 1, size_t{3} * kOnesweepTile - 1, size_t{100003}}) {
+  for (size_t n : {size_t{1}, size_t{kOnesweepSmallTile} + 1, size_t{kOnesweepTile} + 1,
+                   size_t{3} * kOnesweepTile - 1, size_t{100003}, kOnesweepSmallMax + 3}) {
     auto keys = random_keys<K>(n, n + 11);
     for (auto& key : keys) key = keys[static_cast<size_t>(prims::RadixKey<K>::raw_bits(key)) % 5];
     std::vector<uint32_t> index(n);
