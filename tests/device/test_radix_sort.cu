@@ -282,8 +282,8 @@ TEST(RadixSortValues, EveryWidthOneBlock) {
 /// The plain calls (Auto) on both sides of the one-block limit: OneBlock up to it, Onesweep past it.
 TEST(RadixSort, AutoAroundTheOneBlockLimit) {
   PRIMS_REQUIRE_GPU();
-  for (size_t n : {detail::kOneBlockMaxItems<uint32_t, detail::NoValues>,
-                   detail::kOneBlockMaxItems<uint32_t, detail::NoValues> + 1}) {
+  for (size_t n : {detail::kAutoOneBlockMaxItems<uint32_t, detail::NoValues>,
+                   detail::kAutoOneBlockMaxItems<uint32_t, detail::NoValues> + 1}) {
     const auto keys = random_keys<uint32_t>(n, n);
     check_sort_with(keys, static_cast<const std::vector<uint32_t>*>(nullptr), {Order::Descending},
                     [](void* temp, size_t& bytes, auto io, size_t count, Order order, int begin_bit, int end_bit) {

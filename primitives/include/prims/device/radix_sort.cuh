@@ -15,8 +15,8 @@
 // and one for small inputs, which never leave the chip between digits:
 //   OneBlock     the whole sort in one block's registers and shared memory, one launch (up to 2^14 keys or pairs
 //                of up to 4-byte items, 2^13 of 8-byte items, 2^12 with 16-byte values: kOneBlockMaxItems).
-// Auto, the plain calls' default, runs OneBlock up to its limit (8192 pairs of 4-byte items) and Onesweep above it:
-// the faster of the two measured on the H100 at every size.
+// Auto, the plain calls' default, runs OneBlock up to 8192 keys of up to 4 bytes (4096 of 8 bytes; 4096 pairs of
+// 4-byte items) and Onesweep above it: the faster of the two measured on the H100 at every size.
 // Every function follows the two-phase protocol (temp == nullptr asks for temp_bytes), launches on `stream`,
 // never synchronizes it, and returns the first CUDA error; an invalid bit range is cudaErrorInvalidValue.
 
@@ -47,7 +47,8 @@ enum class RadixSortAlgorithm {
   Onesweep,
   /// One block sorts everything in shared memory, one launch; n above kOneBlockMaxItems is cudaErrorInvalidValue.
   OneBlock,
-  /// OneBlock up to kOneBlockMaxItems (8192 pairs of 4-byte items), else Onesweep: the default.
+  /// OneBlock up to 8192 keys of up to 4 bytes (4096 of 8 bytes, 4096 pairs of 4-byte items), else Onesweep: the
+  /// default.
   Auto,
 };
 

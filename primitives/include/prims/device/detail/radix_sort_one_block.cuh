@@ -34,9 +34,11 @@ struct OneBlockPolicySm90 {
   using large_shape = TileShape<512, items_per_thread, 1>;
   using largest_shape = TileShape<1024, items_per_thread, 1>;
   static constexpr size_t max_items = largest_shape::tile_items;
-  /// Where Auto stops taking the one-block sort: its limit for keys alone, 8192 with values (u32/u32 pairs, us:
-  /// 2^13 27 against Onesweep's 45, 2^14 52.5 against 44.7; 8-byte and 16-byte items win up to their limit).
-  static constexpr size_t auto_max_items = kHasValues<V> && max_items > 8192 ? 8192 : max_items;
+  /// Where Auto stops taking the one-block sort, for Onesweep's small tiles (bench_sort, same run, one block /
+  /// Onesweep, us): keys alone up to the large shape (u32 2^13 23.1 / 25.6, 2^14 39.1 / 27.6; f32 2^13 26.7 / 28.0;
+  /// u64 2^12 26.0 / 42.7, 2^13 44.3 / 44.2), pairs up to the medium shape (u32/u32 2^12 20.4 / 26.4, 2^13 34.3 /
+  /// 27.3).
+  static constexpr size_t auto_max_items = kHasValues<V> ? medium_shape::tile_items : large_shape::tile_items;
 };
 
 /// The policy for the architecture the library is built for; one entry today.
