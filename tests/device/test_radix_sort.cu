@@ -161,15 +161,18 @@ TYPED_TEST(RadixSortTyped, BitRangesAndInPlace) {
   PRIMS_REQUIRE_GPU();
   using K = TypeParam;
   constexpr int bits = prims::RadixKey<K>::kBits;
-  const auto keys = random_keys<K>(3 * kOnesweepTile + 17, 77);
-  for (auto [begin_bit, end_bit] : {std::pair{0, 0}, std::pair{0, 1}, std::pair{1, bits}, std::pair{3, bits - 2},
-                                    std::pair{bits / 2, bits}, std::pair{0, bits / 2 + 1}}) {
-    for (bool in_place : {false, true}) {
-      for (Order order : {Order::Ascending, Order::Descending}) {
-        const SortCase c{order, begin_bit, end_bit, in_place};
-        check_sort<RadixSortAlgorithm::Onesweep>(keys, static_cast<const std::vector<uint32_t>*>(nullptr), c);
-        check_sort<RadixSortAlgorithm::TileCounts>(keys, static_cast<const std::vector<uint32_t>*>(nullptr), c);
-        if (::testing::Test::HasFatalFailure()) return;
+  // Onesweep's small tiles, then its own (past OnesweepSmallPolicy's limit).
+  for (size_t n : {size_t{3} * kOnesweepTile + 17, kOnesweepSmallMax + 2 * kOnesweepTile + 5}) {
+    const auto keys = random_keys<K>(n, 77);
+    for (auto [begin_bit, end_bit] : {std::pair{0, 0}, std::pair{0, 1}, std::pair{1, bits}, std::pair{3, bits - 2},
+                                      std::pair{bits / 2, bits}, std::pair{0, bits / 2 + 1}}) {
+      for (bool in_place : {false, true}) {
+        for (Order order : {Order::Ascending, Order::Descending}) {
+          const SortCase c{order, begin_bit, end_bit, in_place};
+          check_sort<RadixSortAlgorithm::Onesweep>(keys, static_cast<const std::vector<uint32_t>*>(nullptr), c);
+          check_sort<RadixSortAlgorithm::TileCounts>(keys, static_cast<const std::vector<uint32_t>*>(nullptr), c);
+          if (::testing::Test::HasFatalFailure()) return;
+        }
       }
     }
   }
@@ -264,6 +267,7 @@ void check_value_type_one_block() {
   for (Order order : {Order::Ascending, Order::Descending}) {
     check_sort<RadixSortAlgorithm::OneBlock>(few, &values, {order});
     check_sort<RadixSortAlgorithm::OneBlock>(keys, &values, {order, 0, -1, true});
+    if (::testing::Test::HasFatalFailure()) return;
   }
 }
 
@@ -286,6 +290,16 @@ TEST(RadixSort, AutoAroundTheOneBlockLimit) {
                    detail::kAutoOneBlockMaxItems<uint32_t, detail::NoValues> + 1}) {
     const auto keys = random_keys<uint32_t>(n, n);
     check_sort_with(keys, static_cast<const std::vector<uint32_t>*>(nullptr), {Order::Descending},
+                    [](void* temp, size_t& bytes, auto io, size_t count, Order order, int begin_bit, int end_bit) {
+                      return prims::device::radix_sort_keys(temp, bytes, io.keys_in, io.keys_out, count, order,
+                                                            begin_bit, end_bit);
+                    });
+    if (::testing::Test::HasFatalFailure()) return;
+  }
+  for (size_t n : {detail::kAutoOneBlockMaxItems<uint64_t, detail::NoValues>,
+                   detail::kAutoOneBlockMaxItems<uint64_t, detail::NoValues> + 1}) {
+    const auto keys = random_keys<uint64_t>(n, n);
+    check_sort_with(keys, static_cast<const std::vector<uint32_t>*>(nullptr), {Order::Ascending},
                     [](void* temp, size_t& bytes, auto io, size_t count, Order order, int begin_bit, int end_bit) {
                       return prims::device::radix_sort_keys(temp, bytes, io.keys_in, io.keys_out, count, order,
                                                             begin_bit, end_bit);
@@ -377,14 +391,18 @@ TEST(RadixSort, InvalidBitRanges) {
 
 template <class V>
 void check_value_type() {
-  const auto keys = random_keys<uint32_t>(2 * kOnesweepTile + 5, sizeof(V));
-  std::vector<uint32_t> few(keys.size());
-  for (size_t i = 0; i < keys.size(); ++i) few[i] = keys[i] % 7;
-  const auto values = index_values<V>(keys.size());
-  for (Order order : {Order::Ascending, Order::Descending}) {
-    check_sort<RadixSortAlgorithm::Onesweep>(few, &values, {order});
-    check_sort<RadixSortAlgorithm::TileCounts>(few, &values, {order});
-    check_sort<RadixSortAlgorithm::Onesweep>(keys, &values, {order, 0, -1, true});
+  // Onesweep's small tiles, then its own.
+  for (size_t n : {size_t{2} * kOnesweepTile + 5, kOnesweepSmallMax + 2 * kOnesweepTile + 5}) {
+    const auto keys = random_keys<uint32_t>(n, sizeof(V));
+    std::vector<uint32_t> few(keys.size());
+    for (size_t i = 0; i < keys.size(); ++i) few[i] = keys[i] % 7;
+    const auto values = index_values<V>(keys.size());
+    for (Order order : {Order::Ascending, Order::Descending}) {
+      check_sort<RadixSortAlgorithm::Onesweep>(few, &values, {order});
+      check_sort<RadixSortAlgorithm::TileCounts>(few, &values, {order});
+      check_sort<RadixSortAlgorithm::Onesweep>(keys, &values, {order, 0, -1, true});
+      if (::testing::Test::HasFatalFailure()) return;
+    }
   }
 }
 
@@ -400,10 +418,13 @@ TEST(RadixSortValues, EveryWidth) {
 
 TEST(RadixSortValues, WideValuesWithWideKeys) {
   PRIMS_REQUIRE_GPU();
-  const auto keys = random_keys<double>(3 * kOnesweepTile + 1, 5);
-  const auto values = index_values<Payload<16>>(keys.size());
-  check_sort<RadixSortAlgorithm::Onesweep>(keys, &values, {Order::Descending});
-  check_sort<RadixSortAlgorithm::TileCounts>(keys, &values, {Order::Ascending, 0, -1, true});
+  for (size_t n : {size_t{3} * kOnesweepTile + 1, kOnesweepSmallMax + 2 * kOnesweepTile + 1}) {
+    const auto keys = random_keys<double>(n, 5);
+    const auto values = index_values<Payload<16>>(keys.size());
+    check_sort<RadixSortAlgorithm::Onesweep>(keys, &values, {Order::Descending});
+    check_sort<RadixSortAlgorithm::TileCounts>(keys, &values, {Order::Ascending, 0, -1, true});
+    if (::testing::Test::HasFatalFailure()) return;
+  }
 }
 
 /// uint32 keys of a named distribution.
@@ -450,7 +471,8 @@ template <class F>
 void check_special_floats() {
   const auto specials = prims::test::special_floats<F>();
   std::mt19937 rng(3);
-  for (size_t n : {size_t{40}, detail::kOneBlockMaxItems<F, uint32_t>, size_t{kOnesweepTile} + 3, size_t{200001}}) {
+  for (size_t n : {size_t{40}, detail::kOneBlockMaxItems<F, uint32_t>, size_t{kOnesweepTile} + 3, size_t{200001},
+                   kOnesweepSmallMax + 2 * kOnesweepTile + 3}) {
     std::vector<F> keys(n);
     for (auto& key : keys) {
       key = rng() % 2 ? specials[rng() % specials.size()] : static_cast<F>(static_cast<int>(rng() % 2001) - 1000) / 8;

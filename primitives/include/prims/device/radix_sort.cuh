@@ -15,8 +15,9 @@
 // and one for small inputs, which never leave the chip between digits:
 //   OneBlock     the whole sort in one block's registers and shared memory, one launch (up to 2^14 keys or pairs
 //                of up to 4-byte items, 2^13 of 8-byte items, 2^12 with 16-byte values: kOneBlockMaxItems).
-// Auto, the plain calls' default, runs OneBlock up to 8192 keys of up to 4 bytes (4096 of 8 bytes; 4096 pairs of
-// 4-byte items) and Onesweep above it: the faster of the two measured on the H100 at every size.
+// Auto, the plain calls' default, runs OneBlock up to half its limit for keys alone (8192 keys of up to 4 bytes, 4096
+// of 8) and a quarter of it for pairs (4096 pairs of 4-byte items, 2048 with 8-byte items, 1024 with 16-byte
+// values), Onesweep above: the faster of the two measured on the H100 at every size.
 // Every function follows the two-phase protocol (temp == nullptr asks for temp_bytes), launches on `stream`,
 // never synchronizes it, and returns the first CUDA error; an invalid bit range is cudaErrorInvalidValue.
 
@@ -47,8 +48,8 @@ enum class RadixSortAlgorithm {
   Onesweep,
   /// One block sorts everything in shared memory, one launch; n above kOneBlockMaxItems is cudaErrorInvalidValue.
   OneBlock,
-  /// OneBlock up to 8192 keys of up to 4 bytes (4096 of 8 bytes, 4096 pairs of 4-byte items), else Onesweep: the
-  /// default.
+  /// OneBlock up to half its limit for keys alone and a quarter for pairs (8192 u32 keys, 4096 u32/u32 pairs), else
+  /// Onesweep: the default.
   Auto,
 };
 
@@ -74,7 +75,8 @@ cudaError_t radix_sort(void* temp, size_t& temp_bytes, PassBuffers<K, V> io, siz
     return cudaErrorInvalidValue;
   }
   if constexpr (ALGORITHM == device::RadixSortAlgorithm::Auto) {
-    // Depends on n alone, so the size query and the run agree.
+    // Depends on n alone (radix_partition, the one caller with bucket_offsets, never runs Auto), so the size query
+    // and the run agree.
     if (bucket_offsets == nullptr && n <= kAutoOneBlockMaxItems<K, V>) {
       return one_block_sort(temp, temp_bytes, io, n, order, begin_bit, end_bit, stream);
     }

@@ -111,7 +111,8 @@ struct OnesweepLargePolicySm90 : OnesweepPolicySm90<K, V> {
                                                                   : 26;
 };
 
-/// Onesweep on Hopper for inputs of at most `max_items` keys: tiles of 256 threads x 8 items, four blocks an SM. A
+/// Onesweep on Hopper for inputs of at most `max_items` keys: tiles of 256 threads x 8 items (fewer where the
+/// default policy has fewer: 5 with 16-byte values), four blocks an SM. A
 /// pass over few tiles waits on each tile's ranking, so small inputs want many small tiles (bench/tune_sort, u32 /
 /// u32 pairs / u64 keys, us: 2^14 41.0 / 44.4 / 62.3 with the default tiles, 26.8 / 29.1 / 47.6 with these; 2^16
 /// 42.1 / 49.4 / 67.5 and 29.9 / 32.1 / 53.5; 2^18 45.3 / 49.2 / 77.4 and 35.9 / 40.0 / 66.9; 2^20 54.9 / 75.3 /
