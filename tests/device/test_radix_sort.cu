@@ -283,40 +283,28 @@ TEST(RadixSortValues, EveryWidthOneBlock) {
   check_value_type_one_block<uint8_t, Payload<16>>();
 }
 
-/// The plain calls (Auto) on both sides of the one-block limit: OneBlock up to it, Onesweep past it.
+/// Auto (the plain calls' algorithm: they forward to it) on both sides of its one-block limit for keys K and
+/// values V (NoValues: keys alone): OneBlock up to it, Onesweep past it.
+template <class K, class V>
+void check_auto_around_one_block_limit(SortCase c) {
+  constexpr size_t kLimit = detail::kAutoOneBlockMaxItems<K, V>;
+  for (size_t n : {kLimit, kLimit + 1}) {
+    const auto keys = random_keys<K>(n, n);
+    if constexpr (detail::kHasValues<V>) {
+      const auto values = index_values<V>(n);
+      check_sort<RadixSortAlgorithm::Auto>(keys, &values, c);
+    } else {
+      check_sort<RadixSortAlgorithm::Auto>(keys, static_cast<const std::vector<uint32_t>*>(nullptr), c);
+    }
+    if (::testing::Test::HasFatalFailure()) return;
+  }
+}
+
 TEST(RadixSort, AutoAroundTheOneBlockLimit) {
   PRIMS_REQUIRE_GPU();
-  for (size_t n : {detail::kAutoOneBlockMaxItems<uint32_t, detail::NoValues>,
-                   detail::kAutoOneBlockMaxItems<uint32_t, detail::NoValues> + 1}) {
-    const auto keys = random_keys<uint32_t>(n, n);
-    check_sort_with(keys, static_cast<const std::vector<uint32_t>*>(nullptr), {Order::Descending},
-                    [](void* temp, size_t& bytes, auto io, size_t count, Order order, int begin_bit, int end_bit) {
-                      return prims::device::radix_sort_keys(temp, bytes, io.keys_in, io.keys_out, count, order,
-                                                            begin_bit, end_bit);
-                    });
-    if (::testing::Test::HasFatalFailure()) return;
-  }
-  for (size_t n : {detail::kAutoOneBlockMaxItems<uint64_t, detail::NoValues>,
-                   detail::kAutoOneBlockMaxItems<uint64_t, detail::NoValues> + 1}) {
-    const auto keys = random_keys<uint64_t>(n, n);
-    check_sort_with(keys, static_cast<const std::vector<uint32_t>*>(nullptr), {Order::Ascending},
-                    [](void* temp, size_t& bytes, auto io, size_t count, Order order, int begin_bit, int end_bit) {
-                      return prims::device::radix_sort_keys(temp, bytes, io.keys_in, io.keys_out, count, order,
-                                                            begin_bit, end_bit);
-                    });
-    if (::testing::Test::HasFatalFailure()) return;
-  }
-  for (size_t n : {detail::kAutoOneBlockMaxItems<uint32_t, uint32_t>,
-                   detail::kAutoOneBlockMaxItems<uint32_t, uint32_t> + 1}) {
-    const auto keys = random_keys<uint32_t>(n, n);
-    const auto index = index_values<uint32_t>(n);
-    check_sort_with(keys, &index, {Order::Ascending, 0, -1, true},
-                    [](void* temp, size_t& bytes, auto io, size_t count, Order order, int begin_bit, int end_bit) {
-                      return prims::device::radix_sort_pairs(temp, bytes, io.keys_in, io.keys_out, io.values_in,
-                                                             io.values_out, count, order, begin_bit, end_bit);
-                    });
-    if (::testing::Test::HasFatalFailure()) return;
-  }
+  check_auto_around_one_block_limit<uint32_t, detail::NoValues>({Order::Descending});
+  check_auto_around_one_block_limit<uint64_t, detail::NoValues>({Order::Ascending});
+  check_auto_around_one_block_limit<uint32_t, uint32_t>({Order::Ascending, 0, -1, true});
 }
 
 TEST(RadixSort, OneBlockTakesUpToItsLimit) {

@@ -75,12 +75,14 @@ cudaError_t radix_sort(void* temp, size_t& temp_bytes, PassBuffers<K, V> io, siz
     return cudaErrorInvalidValue;
   }
   if constexpr (ALGORITHM == device::RadixSortAlgorithm::Auto) {
-    // Depends on n alone (radix_partition, the one caller with bucket_offsets, never runs Auto), so the size query
-    // and the run agree.
-    if (bucket_offsets == nullptr && n <= kAutoOneBlockMaxItems<K, V>) {
-      return one_block_sort(temp, temp_bytes, io, n, order, begin_bit, end_bit, stream);
+    // One of the two, by n alone, so the size query and the run agree.
+    using device::RadixSortAlgorithm;
+    if (n <= kAutoOneBlockMaxItems<K, V>) {
+      return radix_sort<RadixSortAlgorithm::OneBlock>(temp, temp_bytes, io, n, order, begin_bit, end_bit,
+                                                      bucket_offsets, stream);
     }
-    return onesweep_sort_for_size(temp, temp_bytes, io, n, order, begin_bit, end_bit, bucket_offsets, stream);
+    return radix_sort<RadixSortAlgorithm::Onesweep>(temp, temp_bytes, io, n, order, begin_bit, end_bit,
+                                                    bucket_offsets, stream);
   } else if constexpr (ALGORITHM == device::RadixSortAlgorithm::OneBlock) {
     if (bucket_offsets != nullptr) return cudaErrorInvalidValue;
     return one_block_sort(temp, temp_bytes, io, n, order, begin_bit, end_bit, stream);
