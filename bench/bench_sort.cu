@@ -1,5 +1,5 @@
 // bench_sort: prims::device::radix_sort_keys / radix_sort_pairs (the plain call, Auto: OneBlock up to its limit,
-// else Onesweep; and Onesweep and TileCounts explicitly) against thrust::sort, thrust::sort_by_key and
+// else Onesweep; and Onesweep, TileCounts and Hybrid explicitly) against thrust::sort, thrust::sort_by_key and
 // cub::DeviceRadixSort, same data, same run.
 // Keys u32, u64, f32 and u32/u32 pairs, every power of two in [--min-log2, --max-log2] (default 2^16..2^28), over
 // key bit entropies 1.0, 0.544 and 0.201 (each key the AND of 1, 3 and 5 random words: a bit is set with
@@ -42,14 +42,15 @@ const char* type_name(bool pairs) {
 /// in-place copy, one output per contender, and the same for values (pairs only).
 template <class K>
 struct Buffers {
-  prims::DeviceBuffer<K> pristine, in, thrust_keys, auto_out, onesweep_out, tile_counts_out, cub_out;
+  prims::DeviceBuffer<K> pristine, in, thrust_keys, auto_out, onesweep_out, tile_counts_out, hybrid_out, cub_out;
   prims::DeviceBuffer<uint32_t> values, values_in, thrust_values, auto_values, onesweep_values, tile_counts_values,
-      cub_values;
+      hybrid_values, cub_values;
 
   Buffers(size_t n, bool pairs)
-      : pristine(n), in(n), thrust_keys(n), auto_out(n), onesweep_out(n), tile_counts_out(n), cub_out(n),
-        values(pairs ? n : 0), values_in(pairs ? n : 0), thrust_values(pairs ? n : 0), auto_values(pairs ? n : 0),
-        onesweep_values(pairs ? n : 0), tile_counts_values(pairs ? n : 0), cub_values(pairs ? n : 0) {}
+      : pristine(n), in(n), thrust_keys(n), auto_out(n), onesweep_out(n), tile_counts_out(n), hybrid_out(n),
+        cub_out(n), values(pairs ? n : 0), values_in(pairs ? n : 0), thrust_values(pairs ? n : 0),
+        auto_values(pairs ? n : 0), onesweep_values(pairs ? n : 0), tile_counts_values(pairs ? n : 0),
+        hybrid_values(pairs ? n : 0), cub_values(pairs ? n : 0) {}
 };
 
 template <class K>
@@ -70,6 +71,7 @@ void bench_case(prims::bench::Harness& harness, Buffers<K>& b, size_t n, bool pa
   using Auto = std::integral_constant<RadixSortAlgorithm, RadixSortAlgorithm::Auto>;
   using Onesweep = std::integral_constant<RadixSortAlgorithm, RadixSortAlgorithm::Onesweep>;
   using TileCounts = std::integral_constant<RadixSortAlgorithm, RadixSortAlgorithm::TileCounts>;
+  using Hybrid = std::integral_constant<RadixSortAlgorithm, RadixSortAlgorithm::Hybrid>;
   auto cub_sort = [&](void* temp, size_t& bytes, cudaStream_t s) {
     if (pairs) {
       return cub::DeviceRadixSort::SortPairs(temp, bytes, b.in.data(), b.cub_out.data(), b.values_in.data(),
@@ -78,13 +80,14 @@ void bench_case(prims::bench::Harness& harness, Buffers<K>& b, size_t n, bool pa
     return cub::DeviceRadixSort::SortKeys(temp, bytes, b.in.data(), b.cub_out.data(), n, 0, 8 * int{sizeof(K)}, s);
   };
 
-  size_t auto_bytes = 0, onesweep_bytes = 0, tile_counts_bytes = 0, cub_bytes = 0;
+  size_t auto_bytes = 0, onesweep_bytes = 0, tile_counts_bytes = 0, hybrid_bytes = 0, cub_bytes = 0;
   prims::check(prims_sort(Auto{}, nullptr, auto_bytes, nullptr, nullptr, stream), "prims size");
   prims::check(prims_sort(Onesweep{}, nullptr, onesweep_bytes, nullptr, nullptr, stream), "prims size");
   prims::check(prims_sort(TileCounts{}, nullptr, tile_counts_bytes, nullptr, nullptr, stream), "prims size");
+  prims::check(prims_sort(Hybrid{}, nullptr, hybrid_bytes, nullptr, nullptr, stream), "prims size");
   prims::check(cub_sort(nullptr, cub_bytes, stream), "cub size");
   prims::DeviceBuffer<unsigned char> auto_temp(auto_bytes), onesweep_temp(onesweep_bytes),
-      tile_counts_temp(tile_counts_bytes), cub_temp(cub_bytes);
+      tile_counts_temp(tile_counts_bytes), hybrid_temp(hybrid_bytes), cub_temp(cub_bytes);
 
   std::vector<Contender> contenders = {
       {"prims", [&](cudaStream_t s) {
@@ -100,6 +103,11 @@ void bench_case(prims::bench::Harness& harness, Buffers<K>& b, size_t n, bool pa
          prims::check(prims_sort(TileCounts{}, tile_counts_temp.data(), tile_counts_bytes, b.tile_counts_out.data(),
                                  b.tile_counts_values.data(), s),
                       "prims TileCounts");
+       }},
+      {"Hybrid", [&](cudaStream_t s) {
+         prims::check(prims_sort(Hybrid{}, hybrid_temp.data(), hybrid_bytes, b.hybrid_out.data(),
+                                 b.hybrid_values.data(), s),
+                      "prims Hybrid");
        }},
       {"CUB", [&](cudaStream_t s) { prims::check(cub_sort(cub_temp.data(), cub_bytes, s), "cub"); }},
       {"Thrust", [&](cudaStream_t s) {
@@ -117,7 +125,8 @@ void bench_case(prims::bench::Harness& harness, Buffers<K>& b, size_t n, bool pa
   contenders[0].check = [&] { return agrees_with_cub(b.auto_out.data(), b.auto_values.data()); };
   contenders[1].check = [&] { return agrees_with_cub(b.onesweep_out.data(), b.onesweep_values.data()); };
   contenders[2].check = [&] { return agrees_with_cub(b.tile_counts_out.data(), b.tile_counts_values.data()); };
-  contenders[4].check = [&] { return agrees_with_cub(b.thrust_keys.data(), b.thrust_values.data()); };
+  contenders[3].check = [&] { return agrees_with_cub(b.hybrid_out.data(), b.hybrid_values.data()); };
+  contenders[5].check = [&] { return agrees_with_cub(b.thrust_keys.data(), b.thrust_values.data()); };
 
   auto prepare = [&] {
     prims::bench::restore_inputs(b.in.data(), b.thrust_keys.data(), b.pristine.data(), b.values_in.data(),

@@ -1,7 +1,8 @@
-// tune_sort: the tuning sweep behind the Onesweep policy in device/detail/radix_sort_onesweep.cuh. Sorts random
-// keys (u32, u32/u32 pairs, f32, u64) with several policies against cub::DeviceRadixSort, same data, same run,
-// fresh input before every timed run; the ratio columns are each policy's time over CUB's (below 1: faster).
-// Every policy's output is compared bitwise with CUB's.
+// tune_sort: the tuning sweeps behind the Onesweep policy in device/detail/radix_sort_onesweep.cuh (cases named
+// "tune_sort") and the hybrid policy in device/detail/radix_sort_hybrid.cuh ("tune_hybrid", against the shipped
+// Onesweep). Sorts random keys (u32, u32/u32 pairs, f32, u64) with several policies against cub::DeviceRadixSort,
+// same data, same run, fresh input before every timed run; the ratio columns are each policy's time over CUB's
+// (below 1: faster). Every policy's output is compared bitwise with CUB's.
 #include <cub/device/device_radix_sort.cuh>
 
 #include <string>
@@ -9,6 +10,7 @@
 #include <vector>
 
 #include "harness.cuh"
+#include "prims/device/detail/radix_sort_hybrid.cuh"
 #include "prims/device/radix_sort.cuh"
 #include "sort_inputs.cuh"
 
@@ -30,6 +32,40 @@ struct Variant {
   static std::string name() {
     return std::to_string(THREADS) + "x" + std::to_string(ITEMS) + "b" + std::to_string(BLOCKS_PER_SM);
   }
+  template <class K, class V>
+  static cudaError_t sort(void* temp, size_t& bytes, detail::PassBuffers<K, V> io, size_t n, cudaStream_t s) {
+    return detail::onesweep_sort<K, V, Policy<K, V>>(temp, bytes, io, n, prims::Order::Ascending, 0,
+                                                     8 * int{sizeof(K)}, nullptr, s);
+  }
+};
+
+/// Onesweep as shipped (its policy chosen by n), the hybrid's baseline.
+struct ShippedOnesweep {
+  static std::string name() { return "Onesweep"; }
+  template <class K, class V>
+  static cudaError_t sort(void* temp, size_t& bytes, detail::PassBuffers<K, V> io, size_t n, cudaStream_t s) {
+    return detail::onesweep_sort_for_size(temp, bytes, io, n, prims::Order::Ascending, 0, 8 * int{sizeof(K)},
+                                          nullptr, s);
+  }
+};
+
+/// The hybrid sort with buckets of 2^BUCKET_LOG2 keys on average, sorted on the whole range or the low bits only.
+template <int BUCKET_LOG2, bool WHOLE_RANGE = true, int MAX_MSD_BITS = 24>
+struct Hybrid {
+  template <class K, class V>
+  struct Policy : detail::HybridPolicySm90<K, V> {
+    static constexpr int bucket_items_log2 = BUCKET_LOG2;
+    static constexpr bool buckets_on_whole_range = WHOLE_RANGE;
+    static constexpr int max_msd_bits = MAX_MSD_BITS;
+  };
+  static std::string name() {
+    return "hyb" + std::to_string(BUCKET_LOG2) + (WHOLE_RANGE ? "w" : "l") + std::to_string(MAX_MSD_BITS);
+  }
+  template <class K, class V>
+  static cudaError_t sort(void* temp, size_t& bytes, detail::PassBuffers<K, V> io, size_t n, cudaStream_t s) {
+    return detail::hybrid_sort<K, V, Policy<K, V>>(temp, bytes, io, n, prims::Order::Ascending, 0,
+                                                   8 * int{sizeof(K)}, s);
+  }
 };
 
 template <class K, class V>
@@ -40,7 +76,8 @@ struct Buffers {
 };
 
 template <class K, class V, class... Variants>
-void sweep(prims::bench::Harness& harness, const char* type, const char* distribution, Buffers<K, V>& b, size_t n) {
+void sweep(prims::bench::Harness& harness, const char* bench, const char* type, const char* distribution,
+           Buffers<K, V>& b, size_t n) {
   constexpr bool kPairs = !std::is_same_v<V, detail::NoValues>;
   const cudaStream_t stream = harness.stream();
   auto cub_sort = [&b, n](void* temp, size_t& bytes, cudaStream_t s) {
@@ -63,21 +100,17 @@ void sweep(prims::bench::Harness& harness, const char* type, const char* distrib
          prims::check(cub_sort(cub_temp, bytes, s), "cub");
        }}};
   auto add = [&](auto variant) {
-    using Policy = typename decltype(variant)::template Policy<K, V>;
+    using Variant = decltype(variant);
     const detail::PassBuffers<K, V> io{b.in.data(), b.out.data(), kPairs ? b.values_in.data() : nullptr,
                                        kPairs ? b.values_out.data() : nullptr};
     size_t bytes = 0;
-    prims::check(detail::onesweep_sort<K, V, Policy>(nullptr, bytes, io, n, prims::Order::Ascending, 0,
-                                                     8 * int{sizeof(K)}, nullptr, stream),
-                 "size");
+    prims::check(Variant::template sort<K, V>(nullptr, bytes, io, n, stream), "size");
     b.temps.emplace_back(bytes);
     unsigned char* temp = b.temps.back().data();
-    const std::string name = decltype(variant)::name();
+    const std::string name = Variant::name();
     Contender c{name, [=](cudaStream_t s) {
                   size_t size = bytes;
-                  prims::check(detail::onesweep_sort<K, V, Policy>(temp, size, io, n, prims::Order::Ascending, 0,
-                                                                   8 * int{sizeof(K)}, nullptr, s),
-                               name.c_str());
+                  prims::check(Variant::template sort<K, V>(temp, size, io, n, s), name.c_str());
                 }};
     // The harness has just run this variant from fresh input (a sort leaves its input as it was). Every variant
     // writes the same output, so it is poisoned and written once more, lest an earlier variant's pass for this one's.
@@ -105,12 +138,12 @@ void sweep(prims::bench::Harness& harness, const char* type, const char* distrib
                    "restoring values");
     }
   };
-  harness.run_case({"tune_sort", type, distribution}, n, 2.0 * (sizeof(K) + (kPairs ? sizeof(V) : 0)), contenders,
+  harness.run_case({bench, type, distribution}, n, 2.0 * (sizeof(K) + (kPairs ? sizeof(V) : 0)), contenders,
                    prepare);
 }
 
 template <class K, class V, class... Variants>
-void tune_type(prims::bench::Harness& harness, const char* type) {
+void tune_type(prims::bench::Harness& harness, const char* bench, const char* type) {
   constexpr bool kPairs = !std::is_same_v<V, detail::NoValues>;
   const size_t max_n = size_t{1} << harness.max_log2();
   const size_t value_n = kPairs ? max_n : 0;
@@ -124,7 +157,7 @@ void tune_type(prims::bench::Harness& harness, const char* type) {
     if (distribution.words == 0) continue;  // all-equal keys only copy: nothing to tune
     prims::bench::generate_keys(b.pristine.data(), max_n, distribution.words);
     for (int log2n = harness.min_log2(); log2n <= harness.max_log2(); log2n += harness.step_log2()) {
-      sweep<K, V, Variants...>(harness, type, distribution.name, b, size_t{1} << log2n);
+      sweep<K, V, Variants...>(harness, bench, type, distribution.name, b, size_t{1} << log2n);
     }
   }
 }
@@ -135,12 +168,20 @@ int main(int argc, char** argv) {
   try {
     prims::bench::Harness harness(argc, argv, "tune_sort", 20, 28, 4);
     tune_type<uint32_t, detail::NoValues, Variant<384, 24>, Variant<256, 4, 4>, Variant<256, 8, 4>,
-              Variant<256, 16, 3>, Variant<384, 8, 3>, Variant<384, 12, 3>>(harness, "u32");
+              Variant<256, 16, 3>, Variant<384, 8, 3>, Variant<384, 12, 3>>(harness, "tune_sort", "u32");
     tune_type<uint32_t, uint32_t, Variant<384, 20>, Variant<256, 4, 4>, Variant<256, 8, 4>, Variant<384, 10, 3>>(
-        harness, "u32/u32");
-    tune_type<float, detail::NoValues, Variant<384, 24>, Variant<256, 8, 4>, Variant<384, 12, 3>>(harness, "f32");
+        harness, "tune_sort", "u32/u32");
+    tune_type<float, detail::NoValues, Variant<384, 24>, Variant<256, 8, 4>, Variant<384, 12, 3>>(harness, "tune_sort", "f32");
     tune_type<uint64_t, detail::NoValues, Variant<384, 15>, Variant<256, 4, 4>, Variant<256, 8, 4>,
-              Variant<384, 8, 3>>(harness, "u64");
+              Variant<384, 8, 3>>(harness, "tune_sort", "u64");
+    tune_type<uint64_t, detail::NoValues, ShippedOnesweep, Hybrid<3>, Hybrid<4>, Hybrid<5>, Hybrid<6>,
+              Hybrid<11, false>, Hybrid<4, false>, Hybrid<4, true, 16>>(harness, "tune_hybrid", "u64");
+    tune_type<uint32_t, detail::NoValues, ShippedOnesweep, Hybrid<4>, Hybrid<6>, Hybrid<11, false>,
+              Hybrid<4, true, 16>>(harness, "tune_hybrid", "u32");
+    tune_type<uint32_t, uint32_t, ShippedOnesweep, Hybrid<4>, Hybrid<6>, Hybrid<11, false>>(harness, "tune_hybrid",
+                                                                                           "u32/u32");
+    tune_type<uint64_t, uint64_t, ShippedOnesweep, Hybrid<4>, Hybrid<6>, Hybrid<11, false>>(harness, "tune_hybrid",
+                                                                                           "u64/u64");
     return harness.finish();
   } catch (const std::exception& e) {
     fmt::print(stderr, "tune_sort: error: {}\n", e.what());

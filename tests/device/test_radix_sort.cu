@@ -13,8 +13,8 @@
 #include "prims/device/radix_sort.cuh"
 #include "prims/util/ops.cuh"
 #include "prims/warp/reduce.cuh"
+#include "sort_check.cuh"
 #include "sort_reference.cuh"
-#include "sort_test_buffers.cuh"
 
 namespace {
 
@@ -46,67 +46,16 @@ std::vector<size_t> sort_sizes() {
 }
 
 using prims::test::bit_patterns;
+using prims::test::check_sort;
+using prims::test::check_sort_with;
 using prims::test::index_values;
 using prims::test::Payload;
 using prims::test::random_keys;
-
-struct SortCase {
-  Order order = Order::Ascending;
-  int begin_bit = 0;
-  int end_bit = -1;  // -1: all bits of the key
-  bool in_place = false;
-};
-
-/// Sorts `keys` (and `values`, when given) on the GPU with `sort(temp, bytes, io, n, order, begin_bit, end_bit)`
-/// and checks against the reference, bitwise.
-template <class K, class V, class Sort>
-void check_sort_with(const std::vector<K>& keys, const std::vector<V>* values, SortCase c, Sort sort) {
-  const size_t n = keys.size();
-  const int end_bit = c.end_bit < 0 ? prims::RadixKey<K>::kBits : c.end_bit;
-  const auto permutation = prims::test::reference_sort_permutation(keys, c.order, c.begin_bit, end_bit);
-  prims::test::SortTestBuffers<K, V> buffers(keys, values, c.in_place);
-  prims::test::run_two_phase([&](void* temp, size_t& bytes) {
-    if (values == nullptr) {
-      return sort(temp, bytes,
-                  detail::PassBuffers<K, detail::NoValues>{buffers.keys_in.data(), buffers.keys_destination(),
-                                                           nullptr, nullptr},
-                  n, c.order, c.begin_bit, end_bit);
-    }
-    return sort(temp, bytes,
-                detail::PassBuffers<K, V>{buffers.keys_in.data(), buffers.keys_destination(),
-                                          buffers.values_in.data(), buffers.values_destination()},
-                n, c.order, c.begin_bit, end_bit);
-  });
-  const std::string where = "n = " + std::to_string(n) + ", bits [" + std::to_string(c.begin_bit) + ", " +
-                            std::to_string(end_bit) + ")" + (c.order == Order::Descending ? ", descending" : "") +
-                            (c.in_place ? ", in place" : "");
-  ASSERT_EQ(bit_patterns(buffers.sorted_keys()), bit_patterns(prims::test::permuted(keys, permutation))) << where;
-  if (values != nullptr) {
-    const std::vector<V> got = buffers.sorted_values();
-    const std::vector<V> expected = prims::test::permuted(*values, permutation);
-    ASSERT_EQ(0, n == 0 ? 0 : std::memcmp(got.data(), expected.data(), n * sizeof(V))) << "values, " << where;
-  }
-}
-
-/// check_sort_with through the public API and ALGORITHM.
-template <RadixSortAlgorithm ALGORITHM, class K, class V = uint32_t>
-void check_sort(const std::vector<K>& keys, const std::vector<V>* values, SortCase c) {
-  check_sort_with(keys, values, c, [](void* temp, size_t& bytes, auto io, size_t n, Order order, int begin_bit,
-                                      int end_bit) {
-    if constexpr (!detail::kHasValues<std::remove_pointer_t<decltype(io.values_out)>>) {
-      return prims::device::radix_sort_keys<ALGORITHM>(temp, bytes, io.keys_in, io.keys_out, n, order, begin_bit,
-                                                       end_bit);
-    } else {
-      return prims::device::radix_sort_pairs<ALGORITHM>(temp, bytes, io.keys_in, io.keys_out, io.values_in,
-                                                        io.values_out, n, order, begin_bit, end_bit);
-    }
-  });
-}
+using prims::test::SortCase;
 
 template <class K>
 class RadixSortTyped : public ::testing::Test {};
-using KeyTypes =
-    ::testing::Types<int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, int64_t, uint64_t, float, double>;
+using KeyTypes = prims::test::RadixKeyTypes;
 TYPED_TEST_SUITE(RadixSortTyped, KeyTypes);
 
 template <RadixSortAlgorithm ALGORITHM, class K>
@@ -660,6 +609,13 @@ TEST(RadixSortLarge, FloatKeys2To26Onesweep) {
 TEST(RadixSortLarge, Keys64Bit2To26Onesweep) {
   PRIMS_REQUIRE_GPU();
   check_large<RadixSortAlgorithm::Onesweep, uint64_t>((size_t{1} << 26) + 1, false);
+}
+
+TEST(RadixSortLarge, Hybrid2To26) {
+  PRIMS_REQUIRE_GPU();
+  check_large<RadixSortAlgorithm::Hybrid, uint64_t>((size_t{1} << 26) + 1, false);
+  check_large<RadixSortAlgorithm::Hybrid, uint64_t>((size_t{1} << 26) + 3, true);
+  check_large<RadixSortAlgorithm::Hybrid, uint32_t>((size_t{1} << 27) + 3, false);
 }
 
 // Past 2^30 keys Onesweep's look-back runs in portions; past 2^32 its positions are 64-bit.

@@ -27,6 +27,7 @@
 #include <type_traits>
 
 #include "prims/device/detail/radix_sort_common.cuh"
+#include "prims/device/detail/radix_sort_hybrid.cuh"
 #include "prims/device/detail/radix_sort_one_block.cuh"
 #include "prims/device/detail/radix_sort_onesweep.cuh"
 #include "prims/device/detail/radix_sort_tile_counts.cuh"
@@ -48,6 +49,10 @@ enum class RadixSortAlgorithm {
   Onesweep,
   /// One block sorts everything in shared memory, one launch; n above kOneBlockMaxItems is cudaErrorInvalidValue.
   OneBlock,
+  /// Most significant digits first: Onesweep passes over the top bits until the average bucket holds about 16
+  /// keys, then the segmented sort sorts every bucket at once, in registers and shared memory (fewer bytes a key
+  /// for 8-byte keys and wide pairs).
+  Hybrid,
   /// OneBlock up to half its limit for keys alone and a quarter for pairs (8192 u32 keys, 4096 u32/u32 pairs), else
   /// Onesweep: the default.
   Auto,
@@ -83,6 +88,9 @@ cudaError_t radix_sort(void* temp, size_t& temp_bytes, PassBuffers<K, V> io, siz
     }
     return radix_sort<RadixSortAlgorithm::Onesweep>(temp, temp_bytes, io, n, order, begin_bit, end_bit,
                                                     bucket_offsets, stream);
+  } else if constexpr (ALGORITHM == device::RadixSortAlgorithm::Hybrid) {
+    if (bucket_offsets != nullptr) return cudaErrorInvalidValue;
+    return hybrid_sort(temp, temp_bytes, io, n, order, begin_bit, end_bit, stream);
   } else if constexpr (ALGORITHM == device::RadixSortAlgorithm::OneBlock) {
     if (bucket_offsets != nullptr) return cudaErrorInvalidValue;
     return one_block_sort(temp, temp_bytes, io, n, order, begin_bit, end_bit, stream);

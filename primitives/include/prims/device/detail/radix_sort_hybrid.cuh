@@ -1,0 +1,131 @@
+#pragma once
+// The hybrid radix sort (RadixSortAlgorithm::Hybrid): most significant digits first, then every bucket at once.
+//   1. Onesweep sorts the keys by the top `msd_bits` bits of the range [begin_bit, end_bit) into keys_out (its
+//      histogram read, then ceil(msd_bits / 8) passes): keys sharing those bits now form a bucket, the buckets are
+//      in order and each keeps the input order.
+//   2. hybrid_bucket_bounds_kernel, one read of the sorted keys: a key whose predecessor has another top-bits
+//      prefix begins its bucket and ends the predecessor's, so every non-empty bucket learns its begin and end;
+//      empty buckets keep begin = end = 0 (an empty segment).
+//   3. The segmented sort (segmented_radix_sort_kernels.cuh) sorts every bucket in place on the low bits, all in
+//      one set of launches: msd_bits is chosen from n so that the average bucket holds 2^bucket_items_log2 keys,
+//      and small buckets are sorted in registers or shared memory, read once and written once. Buckets that skewed
+//      keys make large (few distinct prefixes, all keys equal) go to its Onesweep passes, which skip the passes
+//      whose digit every key of the bucket shares.
+// Bytes moved per key of K bytes (keys only, random keys): the histogram read (K), a read and a write a top pass
+// (2K each), the bounds read (K), the buckets' read and write (2K), plus 8 bytes of bounds a bucket. For 64-bit
+// keys at 2^27 that is 3 passes: 80 bytes a key against 136 for eight LSD passes; for 32-bit keys 3 passes and
+// 40 bytes against 36, which is why Auto keeps 32-bit keys on Onesweep.
+// Bucket bounds are 32-bit, so inputs of 2^32 keys or more (and n == 0, or a range no wider than msd_bits) run
+// Onesweep alone; the choice depends on n and the bit range only, so the size query and the run agree.
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <climits>
+#include <cstddef>
+
+#include "prims/device/detail/radix_sort_common.cuh"
+#include "prims/device/detail/radix_sort_onesweep.cuh"
+#include "prims/device/detail/segmented_radix_sort_kernels.cuh"
+#include "prims/util/device_properties.cuh"
+#include "prims/util/launch.cuh"
+#include "prims/util/radix_key.cuh"
+#include "prims/util/temp_storage.cuh"
+
+namespace prims::detail {
+
+/// Tuning of the hybrid sort on Hopper (bench/tune_sort, cases "tune_hybrid", u64 keys of entropy 1.0, us at 2^20 /
+/// 2^24 / 2^27 against Onesweep's 133 / 1180 / 8543: average buckets of 8 keys 109 / 750 / 5528, 16 keys 106 / 919 /
+/// 6727, 64 keys 101 / 848 / 6149; 2^11 keys sorted on the low bits only 179 / 1678 / 11550; at most 16 top bits
+/// 106 / 1558 / 11604). Small buckets go to the segmented sort's warp classes (a bitonic network in registers, a
+/// few lanes a bucket), which sort every bit of a key for the cost of one read and one write.
+template <class K, class V>
+struct HybridPolicySm90 {
+  /// The average bucket the top bits leave: 2^3 keys.
+  static constexpr int bucket_items_log2 = 3;
+  /// The most top bits (three Onesweep passes).
+  static constexpr int max_msd_bits = 24;
+  /// The buckets are sorted on the whole range rather than the bits below the prefix they share: the same order,
+  /// and keys without values sorted on every bit take the segmented sort's plain words (no index).
+  static constexpr bool buckets_on_whole_range = true;
+};
+
+/// The policy for the architecture the library is built for; one entry today.
+template <class K, class V>
+using HybridPolicy = HybridPolicySm90<K, V>;
+
+/// Threads of a block of the bounds kernel.
+inline constexpr int kBucketBoundsThreads = 256;
+
+/// For every key of sorted_keys[0, n) (sorted by the prefix `prefix_of` extracts), marks where its bucket begins
+/// or ends: begins[prefix] at the first key of a bucket, ends[prefix] one past its last. Entries of empty buckets
+/// are left as they are (zero).
+template <class K>
+__global__ void __launch_bounds__(kBucketBoundsThreads)
+    hybrid_bucket_bounds_kernel(const K* __restrict__ sorted_keys, unsigned n, DigitExtractor<K> prefix_of,
+                                unsigned* __restrict__ begins, unsigned* __restrict__ ends) {
+  wait_for_prior_grids();
+  allow_dependent_grids();
+  const unsigned stride = gridDim.x * blockDim.x;
+  for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
+    const unsigned prefix = prefix_of(sorted_keys[i]);
+    // The predecessor is the neighbouring thread's key: a cache hit.
+    const unsigned before = i == 0 ? UINT_MAX : prefix_of(sorted_keys[i - 1]);
+    if (prefix != before) {
+      begins[prefix] = i;
+      if (i != 0) ends[before] = i;
+    }
+    if (i == n - 1) ends[prefix] = n;
+  }
+}
+
+/// How many top bits of [begin_bit, end_bit) the hybrid sorts by Onesweep passes for n keys; the whole range
+/// means Onesweep alone.
+template <class Policy>
+constexpr int hybrid_msd_bits(size_t n, int begin_bit, int end_bit) {
+  int log2_n = 0;
+  while (log2_n < 63 && (size_t{1} << log2_n) < n) ++log2_n;
+  const int bits = std::max(1, log2_n - Policy::bucket_items_log2);
+  return std::min({bits, Policy::max_msd_bits, end_bit - begin_bit});
+}
+
+/// The hybrid sort (see the file comment). `Policy` is a template argument so tuning programs can sweep it.
+template <class K, class V, class Policy = HybridPolicy<K, V>>
+cudaError_t hybrid_sort(void* temp, size_t& temp_bytes, PassBuffers<K, V> io, size_t n, Order order, int begin_bit,
+                        int end_bit, cudaStream_t stream) {
+  const int msd_bits = hybrid_msd_bits<Policy>(n, begin_bit, end_bit);
+  const int msd_begin = end_bit - msd_bits;
+  if (n == 0 || n > UINT_MAX || msd_begin == begin_bit) {
+    return onesweep_sort_for_size(temp, temp_bytes, io, n, order, begin_bit, end_bit, nullptr, stream);
+  }
+  const size_t buckets = size_t{1} << msd_bits;
+  const PassBuffers<K, V> buckets_io{io.keys_out, io.keys_out, io.values_out, io.values_out};
+  const int buckets_begin_bit = begin_bit;
+  const int buckets_end_bit = Policy::buckets_on_whole_range ? end_bit : msd_begin;
+  size_t onesweep_bytes = 0;
+  size_t segmented_bytes = 0;
+  PRIMS_TRY(onesweep_sort_for_size(nullptr, onesweep_bytes, io, n, order, msd_begin, end_bit, nullptr, stream));
+  PRIMS_TRY((segmented_radix_sort<K, V, unsigned>(nullptr, segmented_bytes, buckets_io, n, buckets, nullptr,
+                                                  nullptr, order, buckets_begin_bit, buckets_end_bit, stream)));
+  // The two run one after the other and share one region.
+  const size_t sizes[2] = {2 * buckets * sizeof(unsigned), std::max(onesweep_bytes, segmented_bytes)};
+  void* parts[2];
+  PRIMS_TRY(carve_temp(temp, temp_bytes, sizes, parts));
+  if (temp == nullptr) return cudaSuccess;
+
+  PRIMS_TRY(onesweep_sort_for_size(parts[1], onesweep_bytes, io, n, order, msd_begin, end_bit, nullptr, stream));
+  auto* begins = static_cast<unsigned*>(parts[0]);
+  unsigned* ends = begins + buckets;
+  PRIMS_TRY(cudaMemsetAsync(begins, 0, sizes[0], stream));
+  int multiprocessors = 0;
+  PRIMS_TRY(multiprocessor_count(multiprocessors));
+  const size_t bounds_blocks = std::min((n + kBucketBoundsThreads - 1) / kBucketBoundsThreads,
+                                        static_cast<size_t>(multiprocessors) * 16);
+  PRIMS_TRY(launch(hybrid_bucket_bounds_kernel<K>, static_cast<unsigned>(bounds_blocks), kBucketBoundsThreads, 0,
+                   stream, static_cast<const K*>(io.keys_out), static_cast<unsigned>(n),
+                   DigitExtractor<K>(order, msd_begin, msd_bits), begins, ends));
+  return segmented_radix_sort<K, V, unsigned>(parts[1], segmented_bytes, buckets_io, n, buckets, begins, ends, order,
+                                              buckets_begin_bit, buckets_end_bit, stream);
+}
+
+}  // namespace prims::detail

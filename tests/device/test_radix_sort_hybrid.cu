@@ -1,0 +1,184 @@
+// RadixSortAlgorithm::Hybrid against the CPU reference, bitwise (sort_check.cuh): every key type, both orders,
+// sizes from 0 keys to past 2^20, stable pairs, bit ranges, in place, value widths, special floats, and key
+// distributions that put buckets in every class of the segmented sort (all equal, few distinct, one dominant
+// prefix, low entropy, sizes following a power law). Its top-bit arithmetic is checked without a GPU.
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "gpu_test.cuh"
+#include "prims/device/radix_sort.cuh"
+#include "sort_check.cuh"
+
+namespace {
+
+using prims::device::Order;
+using prims::device::RadixSortAlgorithm;
+using prims::test::check_sort;
+using prims::test::index_values;
+using prims::test::Payload;
+using prims::test::random_keys;
+using prims::test::SortCase;
+namespace detail = prims::detail;
+constexpr auto kHybrid = RadixSortAlgorithm::Hybrid;
+const std::vector<uint32_t>* const kNoValues = nullptr;
+
+// ---- Host only: how many top bits the Onesweep passes take.
+
+TEST(RadixSortHybrid, TopBitsLeaveBucketsOfEightKeys) {
+  using Policy = detail::HybridPolicy<uint64_t, detail::NoValues>;
+  static_assert(Policy::bucket_items_log2 == 3 && Policy::max_msd_bits == 24, "the test assumes the policy");
+  EXPECT_EQ(17, detail::hybrid_msd_bits<Policy>(size_t{1} << 20, 0, 64));
+  EXPECT_EQ(18, detail::hybrid_msd_bits<Policy>((size_t{1} << 20) + 1, 0, 64));
+  EXPECT_EQ(24, detail::hybrid_msd_bits<Policy>(size_t{1} << 27, 0, 64));
+  EXPECT_EQ(24, detail::hybrid_msd_bits<Policy>(size_t{1} << 40, 0, 64));
+  EXPECT_EQ(1, detail::hybrid_msd_bits<Policy>(1, 0, 64));
+  EXPECT_EQ(1, detail::hybrid_msd_bits<Policy>(16, 0, 64));
+  // Never more than the range: the whole range is Onesweep alone.
+  EXPECT_EQ(8, detail::hybrid_msd_bits<Policy>(size_t{1} << 20, 0, 8));
+  EXPECT_EQ(5, detail::hybrid_msd_bits<Policy>(size_t{1} << 20, 27, 32));
+}
+
+// ---- GPU.
+
+template <class K>
+class RadixSortHybridTyped : public ::testing::Test {};
+TYPED_TEST_SUITE(RadixSortHybridTyped, prims::test::RadixKeyTypes);
+
+/// Sizes from nothing to past the segmented sort's class edges and Onesweep's small tiles.
+const std::vector<size_t> kHybridSizes = {0, 1, 2, 9, 31, 33, 1025, 4097, 65537, (size_t{1} << 18) + 1, 1000003};
+
+TYPED_TEST(RadixSortHybridTyped, KeysEverySize) {
+  PRIMS_REQUIRE_GPU();
+  using K = TypeParam;
+  for (size_t n : kHybridSizes) {
+    const auto keys = random_keys<K>(n, n * 5 + sizeof(K));
+    for (Order order : {Order::Ascending, Order::Descending}) {
+      check_sort<kHybrid>(keys, kNoValues, {order});
+      if (::testing::Test::HasFatalFailure()) return;
+    }
+  }
+}
+
+TYPED_TEST(RadixSortHybridTyped, PairsStableBitRangesInPlace) {
+  PRIMS_REQUIRE_GPU();
+  using K = TypeParam;
+  constexpr int bits = prims::RadixKey<K>::kBits;
+  for (size_t n : {size_t{33}, size_t{65537}, size_t{300007}}) {
+    const auto keys = random_keys<K>(n, n + 3);
+    // Few distinct keys: buckets far above the average, sorted by the segmented sort's Onesweep passes.
+    auto few = keys;
+    for (auto& key : few) key = keys[static_cast<size_t>(prims::RadixKey<K>::raw_bits(key)) % 5];
+    const auto index = index_values<uint32_t>(n);
+    for (Order order : {Order::Ascending, Order::Descending}) {
+      check_sort<kHybrid>(few, &index, {order});
+      check_sort<kHybrid>(few, &index, {order, 0, -1, /*in_place=*/true});
+      for (auto [begin_bit, end_bit] : {std::pair{0, 0}, std::pair{0, 1}, std::pair{1, bits}, std::pair{3, bits - 2},
+                                        std::pair{bits / 2, bits}, std::pair{0, bits / 2 + 1}}) {
+        for (bool in_place : {false, true}) {
+          const SortCase c{order, begin_bit, end_bit, in_place};
+          check_sort<kHybrid>(keys, &index, c);
+          check_sort<kHybrid>(keys, kNoValues, c);
+          if (::testing::Test::HasFatalFailure()) return;
+        }
+      }
+    }
+  }
+}
+
+/// uint64 keys of a named distribution.
+std::vector<uint64_t> distribution(const std::string& name, size_t n, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<uint64_t> keys(n);
+  for (size_t i = 0; i < n; ++i) {
+    const uint64_t r = rng();
+    if (name == "uniform") keys[i] = r;
+    if (name == "all_equal") keys[i] = 0x9E3779B97F4A7C15ull;
+    if (name == "sorted") keys[i] = i * 3;
+    if (name == "reversed") keys[i] = (n - i) * 3;
+    if (name == "few_distinct") keys[i] = (r % 4) << 45;
+    if (name == "low_entropy") keys[i] = r & rng() & rng();
+    // 90% of the keys share their top 32 bits: one bucket holds most of the input.
+    if (name == "dominant_prefix") keys[i] = r % 10 != 0 ? (0xABCDull << 48) | (rng() >> 32) : rng();
+    // Bucket sizes following a power law: the top bits of r^4 (r uniform in [0, 1)) crowd near zero.
+    if (name == "power_law") {
+      const double u = static_cast<double>(r >> 11) / 9007199254740992.0;
+      keys[i] = static_cast<uint64_t>(u * u * u * u * 18446744073709549568.0);
+    }
+  }
+  return keys;
+}
+
+TEST(RadixSortHybrid, Distributions) {
+  PRIMS_REQUIRE_GPU();
+  for (const char* name :
+       {"uniform", "all_equal", "sorted", "reversed", "few_distinct", "low_entropy", "dominant_prefix", "power_law"}) {
+    for (size_t n : {size_t{70001}, size_t{1} << 20}) {
+      const auto keys = distribution(name, n, n);
+      const auto index = index_values<uint32_t>(n);
+      std::vector<uint32_t> narrow(n);
+      for (size_t i = 0; i < n; ++i) narrow[i] = static_cast<uint32_t>(keys[i] >> 32);
+      for (Order order : {Order::Ascending, Order::Descending}) {
+        SCOPED_TRACE(std::string(name) + ", n = " + std::to_string(n));
+        check_sort<kHybrid>(keys, &index, {order});
+        check_sort<kHybrid>(keys, kNoValues, {order});
+        check_sort<kHybrid>(narrow, &index, {order});
+        if (::testing::Test::HasFatalFailure()) return;
+      }
+    }
+  }
+}
+
+template <class K, class V>
+void check_hybrid_values(size_t n) {
+  const auto keys = random_keys<K>(n, sizeof(V) + sizeof(K));
+  std::vector<K> few(n);
+  for (size_t i = 0; i < n; ++i) few[i] = keys[i] % 7;
+  const auto values = index_values<V>(n);
+  for (Order order : {Order::Ascending, Order::Descending}) {
+    check_sort<kHybrid>(keys, &values, {order});
+    check_sort<kHybrid>(few, &values, {order, 0, -1, /*in_place=*/true});
+    if (::testing::Test::HasFatalFailure()) return;
+  }
+}
+
+TEST(RadixSortHybrid, EveryValueWidth) {
+  PRIMS_REQUIRE_GPU();
+  for (size_t n : {size_t{5000}, size_t{300001}}) {
+    check_hybrid_values<uint64_t, uint8_t>(n);
+    check_hybrid_values<uint64_t, uint16_t>(n);
+    check_hybrid_values<uint64_t, uint64_t>(n);
+    check_hybrid_values<uint64_t, Payload<3>>(n);
+    check_hybrid_values<uint64_t, Payload<12>>(n);
+    check_hybrid_values<uint64_t, Payload<16>>(n);
+    check_hybrid_values<uint32_t, Payload<16>>(n);
+    check_hybrid_values<uint32_t, uint64_t>(n);
+  }
+}
+
+template <class F>
+void check_hybrid_special_floats() {
+  const auto specials = prims::test::special_floats<F>();
+  std::mt19937 rng(11);
+  for (size_t n : {size_t{40}, size_t{4099}, size_t{200001}}) {
+    std::vector<F> keys(n);
+    for (auto& key : keys) {
+      key = rng() % 2 ? specials[rng() % specials.size()] : static_cast<F>(static_cast<int>(rng() % 2001) - 1000) / 8;
+    }
+    const auto index = index_values<uint32_t>(n);
+    for (Order order : {Order::Ascending, Order::Descending}) {
+      check_sort<kHybrid>(keys, &index, {order});
+      check_sort<kHybrid>(keys, kNoValues, {order, 0, -1, /*in_place=*/true});
+      if (::testing::Test::HasFatalFailure()) return;
+    }
+  }
+}
+
+TEST(RadixSortHybrid, NansZerosInfinitiesDenormals) {
+  PRIMS_REQUIRE_GPU();
+  check_hybrid_special_floats<float>();
+  check_hybrid_special_floats<double>();
+}
+
+}  // namespace
