@@ -27,7 +27,6 @@
 #include "prims/device/detail/radix_sort_common.cuh"
 #include "prims/device/detail/radix_sort_onesweep.cuh"
 #include "prims/device/detail/segmented_radix_sort_kernels.cuh"
-#include "prims/util/device_properties.cuh"
 #include "prims/util/launch.cuh"
 #include "prims/util/radix_key.cuh"
 #include "prims/util/temp_storage.cuh"
@@ -59,24 +58,23 @@ inline constexpr int kBucketBoundsThreads = 256;
 
 /// For every key of sorted_keys[0, n) (sorted by the prefix `prefix_of` extracts), marks where its bucket begins
 /// or ends: begins[prefix] at the first key of a bucket, ends[prefix] one past its last. Entries of empty buckets
-/// are left as they are (zero).
+/// are left as they are (zero). One key a thread: a loop over keys would wait on each load in turn.
 template <class K>
 __global__ void __launch_bounds__(kBucketBoundsThreads)
     hybrid_bucket_bounds_kernel(const K* __restrict__ sorted_keys, unsigned n, DigitExtractor<K> prefix_of,
                                 unsigned* __restrict__ begins, unsigned* __restrict__ ends) {
   wait_for_prior_grids();
   allow_dependent_grids();
-  const unsigned stride = gridDim.x * blockDim.x;
-  for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-    const unsigned prefix = prefix_of(sorted_keys[i]);
-    // The predecessor is the neighbouring thread's key: a cache hit.
-    const unsigned before = i == 0 ? UINT_MAX : prefix_of(sorted_keys[i - 1]);
-    if (prefix != before) {
-      begins[prefix] = i;
-      if (i != 0) ends[before] = i;
-    }
-    if (i == n - 1) ends[prefix] = n;
+  const unsigned i = blockIdx.x * kBucketBoundsThreads + threadIdx.x;
+  if (i >= n) return;
+  const unsigned prefix = prefix_of(sorted_keys[i]);
+  // The predecessor is the neighbouring thread's key: a cache hit.
+  const unsigned before = i == 0 ? UINT_MAX : prefix_of(sorted_keys[i - 1]);
+  if (prefix != before) {
+    begins[prefix] = i;
+    if (i != 0) ends[before] = i;
   }
+  if (i == n - 1) ends[prefix] = n;
 }
 
 /// How many top bits of [begin_bit, end_bit) the hybrid sorts by Onesweep passes for n keys; the whole range
@@ -117,10 +115,7 @@ cudaError_t hybrid_sort(void* temp, size_t& temp_bytes, PassBuffers<K, V> io, si
   auto* begins = static_cast<unsigned*>(parts[0]);
   unsigned* ends = begins + buckets;
   PRIMS_TRY(cudaMemsetAsync(begins, 0, sizes[0], stream));
-  int multiprocessors = 0;
-  PRIMS_TRY(multiprocessor_count(multiprocessors));
-  const size_t bounds_blocks = std::min((n + kBucketBoundsThreads - 1) / kBucketBoundsThreads,
-                                        static_cast<size_t>(multiprocessors) * 16);
+  const size_t bounds_blocks = (n + kBucketBoundsThreads - 1) / kBucketBoundsThreads;
   PRIMS_TRY(launch(hybrid_bucket_bounds_kernel<K>, static_cast<unsigned>(bounds_blocks), kBucketBoundsThreads, 0,
                    stream, static_cast<const K*>(io.keys_out), static_cast<unsigned>(n),
                    DigitExtractor<K>(order, msd_begin, msd_bits), begins, ends));
