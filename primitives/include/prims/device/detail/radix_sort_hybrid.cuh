@@ -56,25 +56,41 @@ using HybridPolicy = HybridPolicySm90<K, V>;
 /// Threads of a block of the bounds kernel.
 inline constexpr int kBucketBoundsThreads = 256;
 
+/// Keys a thread of the bounds kernel reads: 64 bytes, loaded before any is compared, so the loads overlap.
+template <class K>
+inline constexpr int kBucketBoundsItems = 64 / sizeof(K);
+
 /// For every key of sorted_keys[0, n) (sorted by the prefix `prefix_of` extracts), marks where its bucket begins
 /// or ends: begins[prefix] at the first key of a bucket, ends[prefix] one past its last. Entries of empty buckets
-/// are left as they are (zero). One key a thread: a loop over keys would wait on each load in turn.
+/// are left as they are (zero). Each thread takes kBucketBoundsItems consecutive keys and the one before them.
 template <class K>
 __global__ void __launch_bounds__(kBucketBoundsThreads)
     hybrid_bucket_bounds_kernel(const K* __restrict__ sorted_keys, unsigned n, DigitExtractor<K> prefix_of,
                                 unsigned* __restrict__ begins, unsigned* __restrict__ ends) {
+  constexpr int kItems = kBucketBoundsItems<K>;
   wait_for_prior_grids();
   allow_dependent_grids();
-  const unsigned i = blockIdx.x * kBucketBoundsThreads + threadIdx.x;
-  if (i >= n) return;
-  const unsigned prefix = prefix_of(sorted_keys[i]);
-  // The predecessor is the neighbouring thread's key: a cache hit.
-  const unsigned before = i == 0 ? UINT_MAX : prefix_of(sorted_keys[i - 1]);
-  if (prefix != before) {
-    begins[prefix] = i;
-    if (i != 0) ends[before] = i;
+  const size_t first = (static_cast<size_t>(blockIdx.x) * kBucketBoundsThreads + threadIdx.x) * kItems;
+  if (first >= n) return;
+  K keys[kItems];
+#pragma unroll
+  for (int j = 0; j < kItems; ++j) {
+    if (first + j < n) keys[j] = sorted_keys[first + j];
   }
-  if (i == n - 1) ends[prefix] = n;
+  unsigned before = first == 0 ? UINT_MAX : prefix_of(sorted_keys[first - 1]);
+#pragma unroll
+  for (int j = 0; j < kItems; ++j) {
+    const size_t i = first + j;
+    if (i < n) {
+      const unsigned prefix = prefix_of(keys[j]);
+      if (prefix != before) {
+        begins[prefix] = static_cast<unsigned>(i);
+        if (i != 0) ends[before] = static_cast<unsigned>(i);
+      }
+      before = prefix;
+      if (i == n - 1) ends[prefix] = n;
+    }
+  }
 }
 
 /// How many top bits of [begin_bit, end_bit) the hybrid sorts by Onesweep passes for n keys; the whole range
@@ -115,7 +131,8 @@ cudaError_t hybrid_sort(void* temp, size_t& temp_bytes, PassBuffers<K, V> io, si
   auto* begins = static_cast<unsigned*>(parts[0]);
   unsigned* ends = begins + buckets;
   PRIMS_TRY(cudaMemsetAsync(begins, 0, sizes[0], stream));
-  const size_t bounds_blocks = (n + kBucketBoundsThreads - 1) / kBucketBoundsThreads;
+  constexpr size_t kBlockItems = size_t{kBucketBoundsThreads} * kBucketBoundsItems<K>;
+  const size_t bounds_blocks = (n + kBlockItems - 1) / kBlockItems;
   PRIMS_TRY(launch(hybrid_bucket_bounds_kernel<K>, static_cast<unsigned>(bounds_blocks), kBucketBoundsThreads, 0,
                    stream, static_cast<const K*>(io.keys_out), static_cast<unsigned>(n),
                    DigitExtractor<K>(order, msd_begin, msd_bits), begins, ends));
