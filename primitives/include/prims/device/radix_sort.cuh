@@ -12,9 +12,15 @@
 //   TileCounts   reduce-then-scan: per pass, tile digit counts, device::exclusive_sum, rank and scatter.
 //   Onesweep     one histogram read for all passes, then one kernel a pass with decoupled look-back, any n (the
 //                look-back runs within portions of fewer than 2^30 keys).
-// and one for small inputs, which never leave the chip between digits:
+// one for small inputs, which never leave the chip between digits:
 //   OneBlock     the whole sort in one block's registers and shared memory, one launch (up to 2^14 keys or pairs
 //                of up to 4-byte items, 2^13 of 8-byte items, 2^12 with 16-byte values: kOneBlockMaxItems).
+// and one that takes the most significant digits first:
+//   Hybrid       Onesweep passes over the top bits until buckets average 8 keys (at most three passes), then the
+//                segmented sort sorts every bucket at once, in registers: 80 bytes a key for 64-bit keys at 2^27
+//                against Onesweep's 136. About 1.6x Onesweep for 64-bit keys spread evenly over their range
+//                (hashes, random ids), slower than Onesweep on skewed keys and on 32-bit keys, so Auto never takes
+//                it (detail/radix_sort_hybrid.cuh).
 // Auto, the plain calls' default, runs OneBlock up to half its limit for keys alone (8192 keys of up to 4 bytes, 4096
 // of 8) and a quarter of it for pairs (4096 pairs of 4-byte items, 2048 with 8-byte items, 1024 with 16-byte
 // values), Onesweep above: the faster of the two measured on the H100 at every size.
@@ -49,9 +55,9 @@ enum class RadixSortAlgorithm {
   Onesweep,
   /// One block sorts everything in shared memory, one launch; n above kOneBlockMaxItems is cudaErrorInvalidValue.
   OneBlock,
-  /// Most significant digits first: Onesweep passes over the top bits until the average bucket holds about 16
-  /// keys, then the segmented sort sorts every bucket at once, in registers and shared memory (fewer bytes a key
-  /// for 8-byte keys and wide pairs).
+  /// Most significant digits first: Onesweep passes over the top bits until the average bucket holds 8 keys,
+  /// then the segmented sort sorts every bucket at once. For 64-bit keys spread evenly over their range; slower
+  /// than Onesweep on skewed keys (few distinct top bits make big buckets), so never taken by Auto.
   Hybrid,
   /// OneBlock up to half its limit for keys alone and a quarter for pairs (8192 u32 keys, 4096 u32/u32 pairs), else
   /// Onesweep: the default.
