@@ -16,6 +16,8 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 
 COLORS = {"prims": "tab:green", "CUB": "tab:blue", "Thrust": "tab:orange"}
+# prims' algorithms called explicitly (bench_sort), dotted beside the plain call.
+ALGORITHM_COLORS = {"Onesweep": "tab:olive", "TileCounts": "tab:gray", "Hybrid": "tab:red"}
 
 
 def load(paths):
@@ -56,7 +58,8 @@ def main():
             # GPU's lines are dashed.
             library = contender.split()[0]
             ax.plot([math.log2(n) for n, _ in points], [v for _, v in points], marker="o", ms=3, label=contender,
-                    color=COLORS.get(library, "tab:gray"), linestyle="--" if contender.endswith("1 GPU") else "-")
+                    color=COLORS.get(library, ALGORITHM_COLORS.get(library, "tab:gray")),
+                    linestyle="--" if contender.endswith("1 GPU") else ":" if library in ALGORITHM_COLORS else "-")
         ax.set_title(" ".join(k for k in key if k and k != "-"), fontsize=9)
         ax.set_xlabel("log2(n)")
         unit = "G items/s" if key[0].startswith("sort") else "GB/s"
