@@ -28,11 +28,12 @@ const std::vector<uint32_t>* const kNoValues = nullptr;
 
 TEST(RadixSortHybrid, TopBitsLeaveBucketsOfEightKeys) {
   using Policy = detail::HybridPolicy<uint64_t, detail::NoValues>;
-  static_assert(Policy::bucket_items_log2 == 3 && Policy::max_msd_bits == 24, "the test assumes the policy");
+  static_assert(Policy::bucket_items_log2 == 3 && Policy::max_msd_bits == 32, "the test assumes the policy");
   EXPECT_EQ(17, detail::hybrid_msd_bits<Policy>(size_t{1} << 20, 0, 64));
   EXPECT_EQ(18, detail::hybrid_msd_bits<Policy>((size_t{1} << 20) + 1, 0, 64));
   EXPECT_EQ(24, detail::hybrid_msd_bits<Policy>(size_t{1} << 27, 0, 64));
-  EXPECT_EQ(24, detail::hybrid_msd_bits<Policy>(size_t{1} << 40, 0, 64));
+  EXPECT_EQ(25, detail::hybrid_msd_bits<Policy>(size_t{1} << 28, 0, 64));
+  EXPECT_EQ(32, detail::hybrid_msd_bits<Policy>(size_t{1} << 40, 0, 64));
   EXPECT_EQ(1, detail::hybrid_msd_bits<Policy>(1, 0, 64));
   EXPECT_EQ(1, detail::hybrid_msd_bits<Policy>(16, 0, 64));
   // Never more than the range: the whole range is Onesweep alone.

@@ -6,15 +6,15 @@
 //   2. hybrid_bucket_bounds_kernel, one read of the sorted keys: a key whose predecessor has another top-bits
 //      prefix begins its bucket and ends the predecessor's, so every non-empty bucket learns its begin and end;
 //      empty buckets keep begin = end = 0 (an empty segment).
-//   3. The segmented sort (segmented_radix_sort_kernels.cuh) sorts every bucket in place on the low bits, all in
-//      one set of launches: msd_bits is chosen from n so that the average bucket holds 2^bucket_items_log2 keys,
-//      and small buckets are sorted in registers or shared memory, read once and written once. Buckets that skewed
+//   3. The segmented sort (segmented_radix_sort_kernels.cuh) sorts every bucket in place, all in one set of
+//      launches: msd_bits is chosen from n so that the average bucket holds 2^bucket_items_log2 keys, and small
+//      buckets are sorted in registers by a few lanes each, read once and written once. Buckets that skewed
 //      keys make large (few distinct prefixes, all keys equal) go to its Onesweep passes, which skip the passes
 //      whose digit every key of the bucket shares.
 // Bytes moved per key of K bytes (keys only, random keys): the histogram read (K), a read and a write a top pass
 // (2K each), the bounds read (K), the buckets' read and write (2K), plus 8 bytes of bounds a bucket. For 64-bit
 // keys at 2^27 that is 3 passes: 80 bytes a key against 136 for eight LSD passes; for 32-bit keys 3 passes and
-// 40 bytes against 36, which is why Auto keeps 32-bit keys on Onesweep.
+// 41 bytes against 36, which is why 32-bit keys gain nothing.
 // Bucket bounds are 32-bit, so inputs of 2^32 keys or more (and n == 0, or a range no wider than msd_bits) run
 // Onesweep alone; the choice depends on n and the bit range only, so the size query and the run agree.
 
@@ -42,8 +42,9 @@ template <class K, class V>
 struct HybridPolicySm90 {
   /// The average bucket the top bits leave: 2^3 keys.
   static constexpr int bucket_items_log2 = 3;
-  /// The most top bits (three Onesweep passes).
-  static constexpr int max_msd_bits = 24;
+  /// The most top bits (four Onesweep passes). At 2^28 u64 keys 25 bits (four passes, buckets of 8) took 12485 us
+  /// and 24 bits (three passes, buckets of 16, which the warp sorts handle far more slowly) 13270.
+  static constexpr int max_msd_bits = 32;
   /// The buckets are sorted on the whole range rather than the bits below the prefix they share: the same order,
   /// and keys without values sorted on every bit take the segmented sort's plain words (no index).
   static constexpr bool buckets_on_whole_range = true;
