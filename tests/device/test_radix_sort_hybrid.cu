@@ -28,14 +28,19 @@ const std::vector<uint32_t>* const kNoValues = nullptr;
 
 TEST(RadixSortHybrid, TopBitsLeaveBucketsOfEightKeys) {
   using Policy = detail::HybridPolicy<uint64_t, detail::NoValues>;
-  static_assert(Policy::bucket_items_log2 == 3 && Policy::max_msd_bits == 32, "the test assumes the policy");
+  static_assert(Policy::bucket_items_log2 == 3, "the test assumes the policy");
   EXPECT_EQ(17, detail::hybrid_msd_bits<Policy>(size_t{1} << 20, 0, 64));
   EXPECT_EQ(18, detail::hybrid_msd_bits<Policy>((size_t{1} << 20) + 1, 0, 64));
   EXPECT_EQ(24, detail::hybrid_msd_bits<Policy>(size_t{1} << 27, 0, 64));
   EXPECT_EQ(25, detail::hybrid_msd_bits<Policy>(size_t{1} << 28, 0, 64));
-  EXPECT_EQ(32, detail::hybrid_msd_bits<Policy>(size_t{1} << 40, 0, 64));
   EXPECT_EQ(1, detail::hybrid_msd_bits<Policy>(1, 0, 64));
   EXPECT_EQ(1, detail::hybrid_msd_bits<Policy>(16, 0, 64));
+  // At most four passes for 64-bit keys, a pass fewer than the key's digits for narrower ones.
+  EXPECT_EQ(32, detail::hybrid_msd_bits<Policy>(size_t{1} << 40, 0, 64));
+  using Policy32 = detail::HybridPolicy<uint32_t, detail::NoValues>;
+  EXPECT_EQ(24, detail::hybrid_msd_bits<Policy32>(size_t{1} << 28, 0, 32));
+  using Policy16 = detail::HybridPolicy<uint16_t, detail::NoValues>;
+  EXPECT_EQ(8, detail::hybrid_msd_bits<Policy16>(size_t{1} << 20, 0, 16));
   // Never more than the range: the whole range is Onesweep alone.
   EXPECT_EQ(8, detail::hybrid_msd_bits<Policy>(size_t{1} << 20, 0, 8));
   EXPECT_EQ(5, detail::hybrid_msd_bits<Policy>(size_t{1} << 20, 27, 32));

@@ -42,9 +42,10 @@ template <class K, class V>
 struct HybridPolicySm90 {
   /// The average bucket the top bits leave: 2^3 keys.
   static constexpr int bucket_items_log2 = 3;
-  /// The most top bits (four Onesweep passes). At 2^28 u64 keys 25 bits (four passes, buckets of 8) took 12485 us
-  /// and 24 bits (three passes, buckets of 16, which the warp sorts handle far more slowly) 13270.
-  static constexpr int max_msd_bits = 32;
+  /// The most top bits: four Onesweep passes for 64-bit keys (2^28 u64: 25 bits, four passes and buckets of 8,
+  /// 12485 us; 24 bits, three passes and buckets of 16, which the warp sorts handle far more slowly, 13270), and
+  /// always a pass fewer than the key has digits (u32 2^28: 7025 us with three passes, 7577 with four).
+  static constexpr int max_msd_bits = std::max(8, std::min(32, RadixKey<K>::kBits - 8));
   /// The buckets are sorted on the whole range rather than the bits below the prefix they share: the same order,
   /// and keys without values sorted on every bit take the segmented sort's plain words (no index).
   static constexpr bool buckets_on_whole_range = true;
