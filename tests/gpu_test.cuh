@@ -61,12 +61,14 @@ std::vector<T> random_values(size_t n, uint64_t seed, bool small = true) {
 }
 
 /// Runs a two-phase device algorithm: `call(temp, temp_bytes)` is invoked once to size and once to run,
-/// then the device is synchronized. Every error fails the test.
+/// then the device is synchronized. Every error fails the test. The temporary storage is filled with 0xCD bytes
+/// first, so an algorithm that reads it before writing it shows.
 template <class Call>
 void run_two_phase(Call call) {
   size_t temp_bytes = 0;
   ASSERT_EQ(cudaSuccess, call(nullptr, temp_bytes));
   DeviceBuffer<unsigned char> temp(temp_bytes);
+  if (temp_bytes > 0) temp.fill_bytes(0xCD);
   ASSERT_EQ(cudaSuccess, call(temp.data(), temp_bytes));
   ASSERT_EQ(cudaSuccess, cudaDeviceSynchronize());
 }

@@ -611,9 +611,10 @@ TEST(RadixSortLarge, Keys64Bit2To26Onesweep) {
   check_large<RadixSortAlgorithm::Onesweep, uint64_t>((size_t{1} << 26) + 1, false);
 }
 
-TEST(RadixSortLarge, Hybrid2To26) {
+// 2^27 + 1 u64 keys take four top passes (25 bits).
+TEST(RadixSortLarge, Hybrid2To26And2To27) {
   PRIMS_REQUIRE_GPU();
-  check_large<RadixSortAlgorithm::Hybrid, uint64_t>((size_t{1} << 26) + 1, false);
+  check_large<RadixSortAlgorithm::Hybrid, uint64_t>((size_t{1} << 27) + 1, false);
   check_large<RadixSortAlgorithm::Hybrid, uint64_t>((size_t{1} << 26) + 3, true);
   check_large<RadixSortAlgorithm::Hybrid, uint32_t>((size_t{1} << 27) + 3, false);
 }

@@ -35,8 +35,9 @@ TEST(RadixSortHybrid, TopBitsLeaveBucketsOfEightKeys) {
   EXPECT_EQ(25, detail::hybrid_msd_bits<Policy>(size_t{1} << 28, 0, 64));
   EXPECT_EQ(1, detail::hybrid_msd_bits<Policy>(1, 0, 64));
   EXPECT_EQ(1, detail::hybrid_msd_bits<Policy>(16, 0, 64));
-  // At most four passes for 64-bit keys, a pass fewer than the key's digits for narrower ones.
-  EXPECT_EQ(32, detail::hybrid_msd_bits<Policy>(size_t{1} << 40, 0, 64));
+  // Up to four passes for 64-bit keys (below 2^30 keys, where the hybrid stops), a pass fewer than LSD for 16-
+  // and 32-bit keys.
+  EXPECT_EQ(26, detail::hybrid_msd_bits<Policy>(size_t{1} << 29, 0, 64));
   using Policy32 = detail::HybridPolicy<uint32_t, detail::NoValues>;
   EXPECT_EQ(24, detail::hybrid_msd_bits<Policy32>(size_t{1} << 28, 0, 32));
   using Policy16 = detail::HybridPolicy<uint16_t, detail::NoValues>;

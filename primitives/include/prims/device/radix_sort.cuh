@@ -1,5 +1,5 @@
 #pragma once
-// Device-wide LSD radix sort: prims::device::radix_sort_keys and radix_sort_pairs.
+// Device-wide radix sort: prims::device::radix_sort_keys and radix_sort_pairs.
 //
 // Keys: 1 to 8-byte integers, float and double (order in prims/util/radix_key.cuh: numpy's for floats, -0.0 equal
 // to +0.0, NaNs last). Values: any trivially copyable type of up to 16 bytes. Both orders are stable. Only bits
@@ -18,9 +18,9 @@
 // and one that takes the most significant digits first:
 //   Hybrid       Onesweep passes over the top bits until buckets average 8 keys (three passes at 2^27), then the
 //                segmented sort sorts every bucket at once, in registers: 80 bytes a key for 64-bit keys at 2^27
-//                against Onesweep's 136. About 1.6x Onesweep for 64-bit keys spread evenly over their range
-//                (hashes, random ids), slower than Onesweep on skewed keys and on 32-bit keys, so Auto never takes
-//                it (detail/radix_sort_hybrid.cuh).
+//                against Onesweep's 136. 1.2-1.6x Onesweep (1.6x CUB at 2^27) for 64-bit keys spread evenly over
+//                their range (hashes, random ids), slower than Onesweep on skewed keys and on 32-bit keys, so Auto
+//                never takes it (detail/radix_sort_hybrid.cuh).
 // Auto, the plain calls' default, runs OneBlock up to half its limit for keys alone (8192 keys of up to 4 bytes, 4096
 // of 8) and a quarter of it for pairs (4096 pairs of 4-byte items, 2048 with 8-byte items, 1024 with 16-byte
 // values), Onesweep above: the faster of the two measured on the H100 at every size.

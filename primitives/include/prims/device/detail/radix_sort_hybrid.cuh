@@ -9,14 +9,16 @@
 //   3. The segmented sort (segmented_radix_sort_kernels.cuh) sorts every bucket in place, all in one set of
 //      launches: msd_bits is chosen from n so that the average bucket holds 2^bucket_items_log2 keys, and small
 //      buckets are sorted in registers by a few lanes each, read once and written once. Buckets that skewed
-//      keys make large (few distinct prefixes, all keys equal) go to its Onesweep passes, which skip the passes
-//      whose digit every key of the bucket shares.
+//      keys make large (few distinct prefixes, all keys equal) go to its large class (which skips the passes
+//      whose digit every key of the bucket shares) or its Onesweep class (which copies such passes through).
 // Bytes moved per key of K bytes (keys only, random keys): the histogram read (K), a read and a write a top pass
 // (2K each), the bounds read (K), the buckets' read and write (2K), plus 8 bytes of bounds a bucket. For 64-bit
 // keys at 2^27 that is 3 passes: 80 bytes a key against 136 for eight LSD passes; for 32-bit keys 3 passes and
 // 41 bytes against 36, which is why 32-bit keys gain nothing.
-// Bucket bounds are 32-bit, so inputs of 2^32 keys or more (and n == 0, or a range no wider than msd_bits) run
-// Onesweep alone; the choice depends on n and the bit range only, so the size query and the run agree.
+// Inputs of 2^30 - 1 keys or more run Onesweep alone: one skewed bucket could then hold more keys than a look-back
+// word counts, and the segmented sort gives such a segment to one block (u32 2^30 keys sharing their top bits
+// took 3.1 s). So do n == 0 and ranges no wider than msd_bits. The choice depends on n and the bit range only, so
+// the size query and the run agree.
 
 #include <cuda_runtime.h>
 
@@ -42,9 +44,9 @@ template <class K, class V>
 struct HybridPolicySm90 {
   /// The average bucket the top bits leave: 2^3 keys.
   static constexpr int bucket_items_log2 = 3;
-  /// The most top bits: four Onesweep passes for 64-bit keys (2^28 u64: 25 bits, four passes and buckets of 8,
-  /// 12485 us; 24 bits, three passes and buckets of 16, which the warp sorts handle far more slowly, 13270), and
-  /// always a pass fewer than the key has digits (u32 2^28: 7025 us with three passes, 7577 with four).
+  /// The most top bits: for 64-bit keys four Onesweep passes may run (2^28 u64: 25 bits, four passes and buckets
+  /// of 8, 12485 us; 24 bits, three passes and buckets of 16, which the warp sorts handle far more slowly, 13270);
+  /// 16- and 32-bit keys keep a pass fewer than LSD (u32 2^28: 7025 us with three passes, 7577 with four).
   static constexpr int max_msd_bits = std::max(8, std::min(32, RadixKey<K>::kBits - 8));
   /// The buckets are sorted on the whole range rather than the bits below the prefix they share: the same order,
   /// and keys without values sorted on every bit take the segmented sort's plain words (no index).
@@ -111,7 +113,7 @@ cudaError_t hybrid_sort(void* temp, size_t& temp_bytes, PassBuffers<K, V> io, si
                         int end_bit, cudaStream_t stream) {
   const int msd_bits = hybrid_msd_bits<Policy>(n, begin_bit, end_bit);
   const int msd_begin = end_bit - msd_bits;
-  if (n == 0 || n > UINT_MAX || msd_begin == begin_bit) {
+  if (n == 0 || n >= kOnesweepPortionMaxItems || msd_begin == begin_bit) {
     return onesweep_sort_for_size(temp, temp_bytes, io, n, order, begin_bit, end_bit, nullptr, stream);
   }
   const size_t buckets = size_t{1} << msd_bits;
