@@ -3,8 +3,10 @@
 // (sort_reference.cuh) bitwise, keys and values. Used by the radix sort tests of every algorithm.
 
 #include <cstring>
+#include <random>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "gpu_test.cuh"
@@ -72,6 +74,147 @@ void check_sort(const std::vector<K>& keys, const std::vector<V>* values, SortCa
                                                             io.values_out, n, order, begin_bit, end_bit);
         }
       });
+}
+
+
+/// Tile sizes the size lists straddle: Onesweep's small and own tiles, TileCounts', and where Onesweep switches.
+inline constexpr int kOnesweepTile =
+    prims::detail::SortTile<prims::detail::OnesweepPolicy<uint32_t, prims::detail::NoValues>, uint32_t,
+                            prims::detail::NoValues, unsigned>::kTileItems;
+inline constexpr int kTileCountsTile =
+    prims::detail::SortTile<prims::detail::TileCountsPolicy<uint32_t, prims::detail::NoValues>, uint32_t,
+                            prims::detail::NoValues, size_t>::kTileItems;
+inline constexpr int kOnesweepSmallTile =
+    prims::detail::SortTile<prims::detail::OnesweepSmallPolicy<uint32_t, prims::detail::NoValues>, uint32_t,
+                            prims::detail::NoValues, unsigned>::kTileItems;
+inline constexpr size_t kOnesweepSmallMax =
+    prims::detail::OnesweepSmallPolicy<uint32_t, prims::detail::NoValues>::max_items;
+
+/// Sizes around the edges of every algorithm's tiles, and around Onesweep's switch from small tiles to its own.
+inline std::vector<size_t> sort_sizes() {
+  std::vector<size_t> sizes = {0, 1, 2, 31, 33, 1023, 1025, 65537, kOnesweepSmallMax, kOnesweepSmallMax + 1};
+  for (size_t tile : {size_t{kOnesweepSmallTile}, size_t{kOnesweepTile}, size_t{kTileCountsTile}}) {
+    for (size_t tiles : {1, 3}) {
+      for (long delta : {-1, 0, 1}) sizes.push_back(tiles * tile + delta);
+    }
+  }
+  // Whole and partial last tiles of Onesweep's own tiles.
+  const size_t own_tiles = kOnesweepSmallMax / kOnesweepTile + 1;
+  for (long delta : {-1, 0, 1}) sizes.push_back(own_tiles * kOnesweepTile + delta);
+  return sizes;
+}
+
+inline const std::vector<uint32_t>* const kNoValues = nullptr;
+
+/// Random keys of every size in sort_sizes(), both orders.
+template <RadixSortAlgorithm ALGORITHM, class K>
+void check_keys_every_size() {
+  for (size_t n : sort_sizes()) {
+    const auto keys = random_keys<K>(n, n * 3 + sizeof(K));
+    for (Order order : {Order::Ascending, Order::Descending}) {
+      check_sort<ALGORITHM>(keys, kNoValues, {order});
+      if (::testing::Test::HasFatalFailure()) return;
+    }
+  }
+}
+
+/// Few distinct keys, values = input index: equal keys must keep their values in input order.
+template <RadixSortAlgorithm ALGORITHM, class K>
+void check_pairs_stable() {
+  for (size_t n : {size_t{1}, size_t{kOnesweepSmallTile} + 1, size_t{kOnesweepTile} + 1,
+                   size_t{3} * kOnesweepTile - 1, size_t{100003}, kOnesweepSmallMax + 3}) {
+    auto keys = random_keys<K>(n, n + 11);
+    for (auto& key : keys) key = keys[static_cast<size_t>(prims::RadixKey<K>::raw_bits(key)) % 5];
+    const auto index = index_values<uint32_t>(n);
+    for (Order order : {Order::Ascending, Order::Descending}) {
+      check_sort<ALGORITHM>(keys, &index, {order});
+      check_sort<ALGORITHM>(keys, &index, {order, 0, -1, /*in_place=*/true});
+      if (::testing::Test::HasFatalFailure()) return;
+    }
+  }
+}
+
+/// Keys alone and with their index, on bit ranges from empty to all but a few bits, in place or not, both orders,
+/// on Onesweep's small tiles and past them.
+template <RadixSortAlgorithm ALGORITHM, class K>
+void check_bit_ranges() {
+  constexpr int bits = prims::RadixKey<K>::kBits;
+  for (size_t n : {size_t{3} * kOnesweepTile + 17, kOnesweepSmallMax + 2 * kOnesweepTile + 5}) {
+    const auto keys = random_keys<K>(n, 77);
+    const auto index = index_values<uint32_t>(n);
+    for (auto [begin_bit, end_bit] : {std::pair{0, 0}, std::pair{0, 1}, std::pair{1, bits}, std::pair{3, bits - 2},
+                                      std::pair{bits / 2, bits}, std::pair{0, bits / 2 + 1}}) {
+      for (bool in_place : {false, true}) {
+        for (Order order : {Order::Ascending, Order::Descending}) {
+          const SortCase c{order, begin_bit, end_bit, in_place};
+          check_sort<ALGORITHM>(keys, kNoValues, c);
+          check_sort<ALGORITHM>(keys, &index, c);
+          if (::testing::Test::HasFatalFailure()) return;
+        }
+      }
+    }
+  }
+}
+
+/// The type a value width stands for.
+template <class T>
+struct TypeTag {
+  using type = T;
+};
+
+/// Calls f(TypeTag<V>{}) for every value width the tests cover: 1, 2, 8, 3, 12 and 16 bytes.
+template <class F>
+void for_each_value_width(F f) {
+  f(TypeTag<uint8_t>{});
+  f(TypeTag<uint16_t>{});
+  f(TypeTag<double>{});
+  f(TypeTag<Payload<3>>{});
+  f(TypeTag<Payload<12>>{});
+  f(TypeTag<Payload<16>>{});
+}
+
+/// Keys K with values V of one width, on Onesweep's small tiles and past them: few distinct keys (stability), then
+/// random keys in place, with each algorithm.
+template <class K, class V, RadixSortAlgorithm... ALGORITHMS>
+void check_value_type() {
+  for (size_t n : {size_t{2} * kOnesweepTile + 5, kOnesweepSmallMax + 2 * kOnesweepTile + 5}) {
+    const auto keys = random_keys<K>(n, sizeof(V) + sizeof(K));
+    std::vector<K> few(n);
+    for (size_t i = 0; i < n; ++i) few[i] = keys[static_cast<size_t>(prims::RadixKey<K>::raw_bits(keys[i])) % 7];
+    const auto values = index_values<V>(n);
+    for (Order order : {Order::Ascending, Order::Descending}) {
+      (check_sort<ALGORITHMS>(few, &values, {order}), ...);
+      (check_sort<ALGORITHMS>(keys, &values, {order, 0, -1, /*in_place=*/true}), ...);
+      if (::testing::Test::HasFatalFailure()) return;
+    }
+  }
+}
+
+/// Half special floats (NaNs, zeros of both signs, infinities, denormals), half ordinary ones with many equal, with
+/// and without their index, both orders; OneBlock only up to its limit.
+template <class F, RadixSortAlgorithm... ALGORITHMS>
+void check_special_floats() {
+  const auto specials = prims::test::special_floats<F>();
+  std::mt19937 rng(3);
+  constexpr size_t kOneBlockMax = prims::detail::kOneBlockMaxItems<F, uint32_t>;
+  for (size_t n : {size_t{40}, kOneBlockMax, size_t{kOnesweepTile} + 3, size_t{200001},
+                   kOnesweepSmallMax + 2 * kOnesweepTile + 3}) {
+    std::vector<F> keys(n);
+    for (auto& key : keys) {
+      key = rng() % 2 ? specials[rng() % specials.size()] : static_cast<F>(static_cast<int>(rng() % 2001) - 1000) / 8;
+    }
+    const auto index = index_values<uint32_t>(n);
+    for (Order order : {Order::Ascending, Order::Descending}) {
+      auto check = [&](auto algorithm) {
+        constexpr RadixSortAlgorithm kAlgorithm = decltype(algorithm)::value;
+        if (kAlgorithm == RadixSortAlgorithm::OneBlock && n > kOneBlockMax) return;
+        check_sort<kAlgorithm>(keys, &index, {order});
+        check_sort<kAlgorithm>(keys, kNoValues, {order, 0, -1, /*in_place=*/true});
+      };
+      (check(std::integral_constant<RadixSortAlgorithm, ALGORITHMS>{}), ...);
+      if (::testing::Test::HasFatalFailure()) return;
+    }
+  }
 }
 
 }  // namespace prims::test

@@ -22,32 +22,18 @@ using prims::device::Order;
 using prims::device::RadixSortAlgorithm;
 namespace detail = prims::detail;
 
-constexpr int kOnesweepTile = detail::SortTile<detail::OnesweepPolicy<uint32_t, detail::NoValues>, uint32_t,
-                                               detail::NoValues, unsigned>::kTileItems;
-constexpr int kTileCountsTile = detail::SortTile<detail::TileCountsPolicy<uint32_t, detail::NoValues>, uint32_t,
-                                                 detail::NoValues, size_t>::kTileItems;
-/// Onesweep's tiles up to OnesweepSmallPolicy's limit (Onesweep's own above it).
-constexpr int kOnesweepSmallTile = detail::SortTile<detail::OnesweepSmallPolicy<uint32_t, detail::NoValues>,
-                                                    uint32_t, detail::NoValues, unsigned>::kTileItems;
-constexpr size_t kOnesweepSmallMax = detail::OnesweepSmallPolicy<uint32_t, detail::NoValues>::max_items;
-
-/// Sizes around the edges of every algorithm's tiles, and around Onesweep's switch from small tiles to its own.
-std::vector<size_t> sort_sizes() {
-  std::vector<size_t> sizes = {0, 1, 2, 31, 33, 1023, 1025, 65537, kOnesweepSmallMax, kOnesweepSmallMax + 1};
-  for (size_t tile : {size_t{kOnesweepSmallTile}, size_t{kOnesweepTile}, size_t{kTileCountsTile}}) {
-    for (size_t tiles : {1, 3}) {
-      for (long delta : {-1, 0, 1}) sizes.push_back(tiles * tile + delta);
-    }
-  }
-  // Whole and partial last tiles of Onesweep's own tiles.
-  const size_t own_tiles = kOnesweepSmallMax / kOnesweepTile + 1;
-  for (long delta : {-1, 0, 1}) sizes.push_back(own_tiles * kOnesweepTile + delta);
-  return sizes;
-}
-
 using prims::test::bit_patterns;
+using prims::test::check_bit_ranges;
+using prims::test::check_keys_every_size;
+using prims::test::check_pairs_stable;
 using prims::test::check_sort;
 using prims::test::check_sort_with;
+using prims::test::check_special_floats;
+using prims::test::check_value_type;
+using prims::test::kOnesweepSmallMax;
+using prims::test::kOnesweepSmallTile;
+using prims::test::kOnesweepTile;
+using prims::test::kTileCountsTile;
 using prims::test::index_values;
 using prims::test::Payload;
 using prims::test::random_keys;
@@ -58,17 +44,6 @@ class RadixSortTyped : public ::testing::Test {};
 using KeyTypes = prims::test::RadixKeyTypes;
 TYPED_TEST_SUITE(RadixSortTyped, KeyTypes);
 
-template <RadixSortAlgorithm ALGORITHM, class K>
-void check_keys_every_size() {
-  for (size_t n : sort_sizes()) {
-    const auto keys = random_keys<K>(n, n * 3 + sizeof(K));
-    for (Order order : {Order::Ascending, Order::Descending}) {
-      check_sort<ALGORITHM>(keys, static_cast<const std::vector<uint32_t>*>(nullptr), {order});
-      if (::testing::Test::HasFatalFailure()) return;
-    }
-  }
-}
-
 TYPED_TEST(RadixSortTyped, KeysEverySizeOnesweep) {
   PRIMS_REQUIRE_GPU();
   check_keys_every_size<RadixSortAlgorithm::Onesweep, TypeParam>();
@@ -77,23 +52,6 @@ TYPED_TEST(RadixSortTyped, KeysEverySizeOnesweep) {
 TYPED_TEST(RadixSortTyped, KeysEverySizeTileCounts) {
   PRIMS_REQUIRE_GPU();
   check_keys_every_size<RadixSortAlgorithm::TileCounts, TypeParam>();
-}
-
-/// Few distinct keys, values = input index: equal keys must keep their values in input order.
-template <RadixSortAlgorithm ALGORITHM, class K>
-void check_pairs_stable() {
-  for (size_t n : {size_t{1}, size_t{kOnesweepSmallTile} + 1, size_t{kOnesweepTile} + 1,
-                   size_t{3} * kOnesweepTile - 1, size_t{100003}, kOnesweepSmallMax + 3}) {
-    auto keys = random_keys<K>(n, n + 11);
-    for (auto& key : keys) key = keys[static_cast<size_t>(prims::RadixKey<K>::raw_bits(key)) % 5];
-    std::vector<uint32_t> index(n);
-    for (size_t i = 0; i < n; ++i) index[i] = static_cast<uint32_t>(i);
-    for (Order order : {Order::Ascending, Order::Descending}) {
-      check_sort<ALGORITHM>(keys, &index, {order});
-      check_sort<ALGORITHM>(keys, &index, {order, 0, -1, /*in_place=*/true});
-      if (::testing::Test::HasFatalFailure()) return;
-    }
-  }
 }
 
 TYPED_TEST(RadixSortTyped, PairsStableOnesweep) {
@@ -108,23 +66,8 @@ TYPED_TEST(RadixSortTyped, PairsStableTileCounts) {
 
 TYPED_TEST(RadixSortTyped, BitRangesAndInPlace) {
   PRIMS_REQUIRE_GPU();
-  using K = TypeParam;
-  constexpr int bits = prims::RadixKey<K>::kBits;
-  // Onesweep's small tiles, then its own (past OnesweepSmallPolicy's limit).
-  for (size_t n : {size_t{3} * kOnesweepTile + 17, kOnesweepSmallMax + 2 * kOnesweepTile + 5}) {
-    const auto keys = random_keys<K>(n, 77);
-    for (auto [begin_bit, end_bit] : {std::pair{0, 0}, std::pair{0, 1}, std::pair{1, bits}, std::pair{3, bits - 2},
-                                      std::pair{bits / 2, bits}, std::pair{0, bits / 2 + 1}}) {
-      for (bool in_place : {false, true}) {
-        for (Order order : {Order::Ascending, Order::Descending}) {
-          const SortCase c{order, begin_bit, end_bit, in_place};
-          check_sort<RadixSortAlgorithm::Onesweep>(keys, static_cast<const std::vector<uint32_t>*>(nullptr), c);
-          check_sort<RadixSortAlgorithm::TileCounts>(keys, static_cast<const std::vector<uint32_t>*>(nullptr), c);
-          if (::testing::Test::HasFatalFailure()) return;
-        }
-      }
-    }
-  }
+  check_bit_ranges<RadixSortAlgorithm::Onesweep, TypeParam>();
+  check_bit_ranges<RadixSortAlgorithm::TileCounts, TypeParam>();
 }
 
 // ---- OneBlock: the whole sort in one block, on every shape of its ladder.
@@ -222,12 +165,9 @@ void check_value_type_one_block() {
 
 TEST(RadixSortValues, EveryWidthOneBlock) {
   PRIMS_REQUIRE_GPU();
-  check_value_type_one_block<uint32_t, uint8_t>();
-  check_value_type_one_block<uint32_t, uint16_t>();
-  check_value_type_one_block<uint32_t, double>();
-  check_value_type_one_block<uint32_t, Payload<3>>();
-  check_value_type_one_block<uint32_t, Payload<12>>();
-  check_value_type_one_block<uint32_t, Payload<16>>();
+  prims::test::for_each_value_width([](auto width) {
+    check_value_type_one_block<uint32_t, typename decltype(width)::type>();
+  });
   check_value_type_one_block<double, Payload<16>>();
   check_value_type_one_block<uint8_t, Payload<16>>();
 }
@@ -326,31 +266,12 @@ TEST(RadixSort, InvalidBitRanges) {
                                                                              Order::Ascending, 0, 40));
 }
 
-template <class V>
-void check_value_type() {
-  // Onesweep's small tiles, then its own.
-  for (size_t n : {size_t{2} * kOnesweepTile + 5, kOnesweepSmallMax + 2 * kOnesweepTile + 5}) {
-    const auto keys = random_keys<uint32_t>(n, sizeof(V));
-    std::vector<uint32_t> few(keys.size());
-    for (size_t i = 0; i < keys.size(); ++i) few[i] = keys[i] % 7;
-    const auto values = index_values<V>(keys.size());
-    for (Order order : {Order::Ascending, Order::Descending}) {
-      check_sort<RadixSortAlgorithm::Onesweep>(few, &values, {order});
-      check_sort<RadixSortAlgorithm::TileCounts>(few, &values, {order});
-      check_sort<RadixSortAlgorithm::Onesweep>(keys, &values, {order, 0, -1, true});
-      if (::testing::Test::HasFatalFailure()) return;
-    }
-  }
-}
-
 TEST(RadixSortValues, EveryWidth) {
   PRIMS_REQUIRE_GPU();
-  check_value_type<uint8_t>();
-  check_value_type<uint16_t>();
-  check_value_type<double>();
-  check_value_type<Payload<3>>();
-  check_value_type<Payload<12>>();
-  check_value_type<Payload<16>>();
+  prims::test::for_each_value_width([](auto width) {
+    check_value_type<uint32_t, typename decltype(width)::type, RadixSortAlgorithm::Onesweep,
+                     RadixSortAlgorithm::TileCounts>();
+  });
 }
 
 TEST(RadixSortValues, WideValuesWithWideKeys) {
@@ -404,39 +325,16 @@ TEST(RadixSortDistributions, Uint32Pairs) {
   }
 }
 
-template <class F>
-void check_special_floats() {
-  const auto specials = prims::test::special_floats<F>();
-  std::mt19937 rng(3);
-  for (size_t n : {size_t{40}, detail::kOneBlockMaxItems<F, uint32_t>, size_t{kOnesweepTile} + 3, size_t{200001},
-                   kOnesweepSmallMax + 2 * kOnesweepTile + 3}) {
-    std::vector<F> keys(n);
-    for (auto& key : keys) {
-      key = rng() % 2 ? specials[rng() % specials.size()] : static_cast<F>(static_cast<int>(rng() % 2001) - 1000) / 8;
-    }
-    std::vector<uint32_t> index(n);
-    for (size_t i = 0; i < n; ++i) index[i] = static_cast<uint32_t>(i);
-    for (Order order : {Order::Ascending, Order::Descending}) {
-      check_sort<RadixSortAlgorithm::Onesweep>(keys, &index, {order});
-      check_sort<RadixSortAlgorithm::TileCounts>(keys, &index, {order});
-      check_sort<RadixSortAlgorithm::Onesweep>(keys, static_cast<const std::vector<uint32_t>*>(nullptr), {order, 0, -1, true});
-      if (n <= detail::kOneBlockMaxItems<F, uint32_t>) {
-        check_sort<RadixSortAlgorithm::OneBlock>(keys, &index, {order});
-        check_sort<RadixSortAlgorithm::OneBlock>(keys, static_cast<const std::vector<uint32_t>*>(nullptr), {order});
-      }
-      if (::testing::Test::HasFatalFailure()) return;
-    }
-  }
-}
-
 TEST(RadixSortFloats, NansZerosInfinitiesDenormalsFloat) {
   PRIMS_REQUIRE_GPU();
-  check_special_floats<float>();
+  check_special_floats<float, RadixSortAlgorithm::Onesweep, RadixSortAlgorithm::TileCounts,
+                       RadixSortAlgorithm::OneBlock>();
 }
 
 TEST(RadixSortFloats, NansZerosInfinitiesDenormalsDouble) {
   PRIMS_REQUIRE_GPU();
-  check_special_floats<double>();
+  check_special_floats<double, RadixSortAlgorithm::Onesweep, RadixSortAlgorithm::TileCounts,
+                       RadixSortAlgorithm::OneBlock>();
 }
 
 /// Full tiles of floats take a faster digit path when the histogram finds no NaN and no -0.0: finite keys of every

@@ -1,7 +1,8 @@
-// RadixSortAlgorithm::Hybrid against the CPU reference, bitwise (sort_check.cuh): every key type, both orders,
-// sizes from 0 keys to past 2^20, stable pairs, bit ranges, in place, value widths, special floats, and key
-// distributions that put buckets in every class of the segmented sort (all equal, few distinct, one dominant
-// prefix, low entropy, sizes following a power law). Its top-bit arithmetic is checked without a GPU.
+// RadixSortAlgorithm::Hybrid against the CPU reference, bitwise, with the checks every algorithm runs
+// (sort_check.cuh): every key type, both orders, sizes around every tile edge, stable pairs, bit ranges, in place,
+// value widths with 4- and 8-byte keys, special floats; and key distributions that put buckets in every class of
+// the segmented sort (all equal, few distinct, one dominant prefix, low entropy, sizes following a power law). Its
+// top-bit arithmetic is checked without a GPU.
 #include <cstdint>
 #include <random>
 #include <string>
@@ -17,12 +18,9 @@ using prims::device::Order;
 using prims::device::RadixSortAlgorithm;
 using prims::test::check_sort;
 using prims::test::index_values;
-using prims::test::Payload;
-using prims::test::random_keys;
-using prims::test::SortCase;
+using prims::test::kNoValues;
 namespace detail = prims::detail;
 constexpr auto kHybrid = RadixSortAlgorithm::Hybrid;
-const std::vector<uint32_t>* const kNoValues = nullptr;
 
 // ---- Host only: how many top bits the Onesweep passes take.
 
@@ -53,45 +51,19 @@ template <class K>
 class RadixSortHybridTyped : public ::testing::Test {};
 TYPED_TEST_SUITE(RadixSortHybridTyped, prims::test::RadixKeyTypes);
 
-/// Sizes from nothing to past the segmented sort's class edges and Onesweep's small tiles.
-const std::vector<size_t> kHybridSizes = {0, 1, 2, 9, 31, 33, 1025, 4097, 65537, (size_t{1} << 18) + 1, 1000003};
-
 TYPED_TEST(RadixSortHybridTyped, KeysEverySize) {
   PRIMS_REQUIRE_GPU();
-  using K = TypeParam;
-  for (size_t n : kHybridSizes) {
-    const auto keys = random_keys<K>(n, n * 5 + sizeof(K));
-    for (Order order : {Order::Ascending, Order::Descending}) {
-      check_sort<kHybrid>(keys, kNoValues, {order});
-      if (::testing::Test::HasFatalFailure()) return;
-    }
-  }
+  prims::test::check_keys_every_size<kHybrid, TypeParam>();
 }
 
-TYPED_TEST(RadixSortHybridTyped, PairsStableBitRangesInPlace) {
+TYPED_TEST(RadixSortHybridTyped, PairsStable) {
   PRIMS_REQUIRE_GPU();
-  using K = TypeParam;
-  constexpr int bits = prims::RadixKey<K>::kBits;
-  for (size_t n : {size_t{33}, size_t{65537}, size_t{300007}}) {
-    const auto keys = random_keys<K>(n, n + 3);
-    // Few distinct keys: buckets far above the average, sorted by the segmented sort's Onesweep passes.
-    auto few = keys;
-    for (auto& key : few) key = keys[static_cast<size_t>(prims::RadixKey<K>::raw_bits(key)) % 5];
-    const auto index = index_values<uint32_t>(n);
-    for (Order order : {Order::Ascending, Order::Descending}) {
-      check_sort<kHybrid>(few, &index, {order});
-      check_sort<kHybrid>(few, &index, {order, 0, -1, /*in_place=*/true});
-      for (auto [begin_bit, end_bit] : {std::pair{0, 0}, std::pair{0, 1}, std::pair{1, bits}, std::pair{3, bits - 2},
-                                        std::pair{bits / 2, bits}, std::pair{0, bits / 2 + 1}}) {
-        for (bool in_place : {false, true}) {
-          const SortCase c{order, begin_bit, end_bit, in_place};
-          check_sort<kHybrid>(keys, &index, c);
-          check_sort<kHybrid>(keys, kNoValues, c);
-          if (::testing::Test::HasFatalFailure()) return;
-        }
-      }
-    }
-  }
+  prims::test::check_pairs_stable<kHybrid, TypeParam>();
+}
+
+TYPED_TEST(RadixSortHybridTyped, BitRangesAndInPlace) {
+  PRIMS_REQUIRE_GPU();
+  prims::test::check_bit_ranges<kHybrid, TypeParam>();
 }
 
 /// uint64 keys of a named distribution.
@@ -137,55 +109,19 @@ TEST(RadixSortHybrid, Distributions) {
   }
 }
 
-template <class K, class V>
-void check_hybrid_values(size_t n) {
-  const auto keys = random_keys<K>(n, sizeof(V) + sizeof(K));
-  std::vector<K> few(n);
-  for (size_t i = 0; i < n; ++i) few[i] = keys[i] % 7;
-  const auto values = index_values<V>(n);
-  for (Order order : {Order::Ascending, Order::Descending}) {
-    check_sort<kHybrid>(keys, &values, {order});
-    check_sort<kHybrid>(few, &values, {order, 0, -1, /*in_place=*/true});
-    if (::testing::Test::HasFatalFailure()) return;
-  }
-}
-
 TEST(RadixSortHybrid, EveryValueWidth) {
   PRIMS_REQUIRE_GPU();
-  for (size_t n : {size_t{5000}, size_t{300001}}) {
-    check_hybrid_values<uint64_t, uint8_t>(n);
-    check_hybrid_values<uint64_t, uint16_t>(n);
-    check_hybrid_values<uint64_t, uint64_t>(n);
-    check_hybrid_values<uint64_t, Payload<3>>(n);
-    check_hybrid_values<uint64_t, Payload<12>>(n);
-    check_hybrid_values<uint64_t, Payload<16>>(n);
-    check_hybrid_values<uint32_t, Payload<16>>(n);
-    check_hybrid_values<uint32_t, uint64_t>(n);
-  }
-}
-
-template <class F>
-void check_hybrid_special_floats() {
-  const auto specials = prims::test::special_floats<F>();
-  std::mt19937 rng(11);
-  for (size_t n : {size_t{40}, size_t{4099}, size_t{200001}}) {
-    std::vector<F> keys(n);
-    for (auto& key : keys) {
-      key = rng() % 2 ? specials[rng() % specials.size()] : static_cast<F>(static_cast<int>(rng() % 2001) - 1000) / 8;
-    }
-    const auto index = index_values<uint32_t>(n);
-    for (Order order : {Order::Ascending, Order::Descending}) {
-      check_sort<kHybrid>(keys, &index, {order});
-      check_sort<kHybrid>(keys, kNoValues, {order, 0, -1, /*in_place=*/true});
-      if (::testing::Test::HasFatalFailure()) return;
-    }
-  }
+  prims::test::for_each_value_width([](auto width) {
+    using V = typename decltype(width)::type;
+    prims::test::check_value_type<uint64_t, V, kHybrid>();
+    prims::test::check_value_type<uint32_t, V, kHybrid>();
+  });
 }
 
 TEST(RadixSortHybrid, NansZerosInfinitiesDenormals) {
   PRIMS_REQUIRE_GPU();
-  check_hybrid_special_floats<float>();
-  check_hybrid_special_floats<double>();
+  prims::test::check_special_floats<float, kHybrid>();
+  prims::test::check_special_floats<double, kHybrid>();
 }
 
 }  // namespace

@@ -18,6 +18,7 @@
 
 #include "gpu_test.cuh"
 #include "prims/device/segmented_radix_sort.cuh"
+#include "sort_check.cuh"
 #include "sort_reference.cuh"
 #include "sort_test_buffers.cuh"
 
@@ -29,6 +30,7 @@ using prims::test::bit_patterns;
 using prims::test::index_values;
 using prims::test::Payload;
 using prims::test::random_keys;
+using prims::test::SortCase;
 
 /// The size-class edges of the sort of K (with values V): the counting limits, the packed slots, the tile, the
 /// local tile and the Onesweep class.
@@ -94,13 +96,6 @@ std::vector<Offset> as_offsets(const std::vector<size_t>& positions) {
   for (size_t i = 0; i < positions.size(); ++i) offsets[i] = static_cast<Offset>(positions[i]);
   return offsets;
 }
-
-struct SortCase {
-  Order order = Order::Ascending;
-  int begin_bit = 0;
-  int end_bit = -1;  // -1: all bits of the key
-  bool in_place = false;
-};
 
 std::string describe(const SortCase& c, int end_bit, size_t n, size_t segments) {
   return "n = " + std::to_string(n) + ", " + std::to_string(segments) + " segments, bits [" +
@@ -208,9 +203,7 @@ std::vector<K> few_distinct(std::vector<K> keys, int distinct) {
 
 template <class K>
 class SegmentedSortTyped : public ::testing::Test {};
-using KeyTypes =
-    ::testing::Types<int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, int64_t, uint64_t, float, double>;
-TYPED_TEST_SUITE(SegmentedSortTyped, KeyTypes);
+TYPED_TEST_SUITE(SegmentedSortTyped, prims::test::RadixKeyTypes);
 
 /// One segment of every size around every class edge, in order without gaps, then shuffled with gaps.
 TYPED_TEST(SegmentedSortTyped, KeysEveryClassEdge) {
@@ -546,12 +539,8 @@ void check_value_type() {
 
 TEST(SegmentedSortValues, EveryWidth) {
   PRIMS_REQUIRE_GPU();
-  check_value_type<uint32_t, uint8_t>();
-  check_value_type<uint32_t, uint16_t>();
-  check_value_type<uint32_t, double>();
-  check_value_type<uint32_t, Payload<3>>();
-  check_value_type<uint32_t, Payload<12>>();
-  check_value_type<uint32_t, Payload<16>>();
+  prims::test::for_each_value_width(
+      [](auto width) { check_value_type<uint32_t, typename decltype(width)::type>(); });
   check_value_type<uint8_t, Payload<16>>();
   check_value_type<double, Payload<16>>();
   check_value_type<int16_t, uint64_t>();
