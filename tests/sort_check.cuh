@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "gpu_test.cuh"
+#include "late_stream.cuh"
 #include "prims/device/radix_sort.cuh"
 #include "sort_reference.cuh"
 #include "sort_test_buffers.cuh"
@@ -53,12 +54,36 @@ void check_sort_with(const std::vector<K>& keys, const std::vector<V>* values, S
   const std::string where = "n = " + std::to_string(n) + ", bits [" + std::to_string(c.begin_bit) + ", " +
                             std::to_string(end_bit) + ")" + (c.order == Order::Descending ? ", descending" : "") +
                             (c.in_place ? ", in place" : "");
+  buffers.expect_inputs_and_guards_untouched(keys, values, where);
   ASSERT_EQ(bit_patterns(buffers.sorted_keys()), bit_patterns(permuted(keys, permutation))) << where;
   if (values != nullptr) {
     const std::vector<V> got = buffers.sorted_values();
     const std::vector<V> expected = permuted(*values, permutation);
     ASSERT_EQ(0, n == 0 ? 0 : std::memcmp(got.data(), expected.data(), n * sizeof(V))) << "values, " << where;
   }
+}
+
+/// Sorts `keys` with `values` ascending on a LateStream (gpu_test.cuh) with `sort(temp, bytes, keys_in, keys_out,
+/// values_in, values_out, n, stream)` and checks both outputs against the reference: the sort waits for the work
+/// queued before it on its stream, and the work queued after it waits for the sort.
+template <class K, class V, class Sort>
+void check_sort_on_late_stream(const std::vector<K>& keys, const std::vector<V>& values, Sort sort) {
+  const size_t n = keys.size();
+  DeviceBuffer<K> keys_in(n), keys_out(n);
+  DeviceBuffer<V> values_in(n), values_out(n);
+  auto call = [&](void* temp, size_t& bytes, cudaStream_t s) {
+    return sort(temp, bytes, keys_in.data(), keys_out.data(), values_in.data(), values_out.data(), n, s);
+  };
+  auto temp = temp_for(call);
+  LateStream late;
+  late.upload_late(keys_in.data(), keys);
+  late.upload_late(values_in.data(), values);
+  late.run(temp, call);
+  const auto permutation = reference_sort_permutation(keys, Order::Ascending, 0, RadixKey<K>::kBits);
+  ASSERT_EQ(bit_patterns(late.download(keys_out.data(), n)), bit_patterns(permuted(keys, permutation)));
+  const auto got = late.download(values_out.data(), n);
+  const auto expected = permuted(values, permutation);
+  ASSERT_EQ(0, std::memcmp(got.data(), expected.data(), n * sizeof(V))) << "values";
 }
 
 /// check_sort_with through the public API and ALGORITHM.

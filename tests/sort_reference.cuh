@@ -1,6 +1,8 @@
 #pragma once
-// The CPU reference for the radix sort tests: a stable sort on the sort bits of each key (prims::sort_bits),
-// which is what the GPU sort must produce bit for bit, and the special float values the tests mix in.
+// The CPU reference for the radix sort tests, written apart from the library's key map (prims::sort_bits) so that a
+// mistake there cannot hide in both: a stable sort by a comparator on the key values in numpy's order (NaNs last,
+// -0.0 equal to +0.0), and, for a part of the bits, a stable sort by those bits of an order key built here from the
+// values. Also the special float values the tests mix in.
 
 #include <algorithm>
 #include <cmath>
@@ -16,14 +18,65 @@
 
 namespace prims::test {
 
-/// The permutation that stably sorts `keys` by their sort bits in [begin_bit, end_bit).
+/// a < b in numpy's ascending order: integers as usual; floats with every NaN after +inf and equal to every other
+/// NaN, and -0.0 equal to +0.0 (IEEE comparison does that).
+template <class K>
+bool reference_less(K a, K b) {
+  if constexpr (std::is_floating_point_v<K>) {
+    if (std::isnan(a)) return false;
+    if (std::isnan(b)) return true;
+  }
+  return a < b;
+}
+
+/// An unsigned integer whose order is reference_less's order, with the bits the sort's bit ranges are defined on:
+/// integers shifted by -min (the smallest maps to 0); floats by sign and magnitude (negative ones count down from
+/// just below the middle, as one's complement would), both zeros at the middle, every NaN at the top.
+template <class K>
+uint64_t reference_order_key(K key) {
+  constexpr int bits = 8 * static_cast<int>(sizeof(K));
+  constexpr uint64_t middle = uint64_t{1} << (bits - 1);
+  if constexpr (std::is_floating_point_v<K>) {
+    using Bits = std::conditional_t<sizeof(K) == 4, uint32_t, uint64_t>;
+    if (std::isnan(key)) return bits == 64 ? ~uint64_t{0} : (uint64_t{1} << bits) - 1;
+    if (key == K(0)) return middle;
+    Bits raw;
+    std::memcpy(&raw, &key, sizeof(K));
+    const uint64_t magnitude = static_cast<uint64_t>(raw) & (middle - 1);
+    return std::signbit(key) ? middle - 1 - magnitude : middle + magnitude;
+  } else if constexpr (std::is_signed_v<K>) {
+    return static_cast<uint64_t>(static_cast<int64_t>(key) - static_cast<int64_t>(std::numeric_limits<K>::min()));
+  } else {
+    return static_cast<uint64_t>(key);
+  }
+}
+
+/// The bucket of `key` among the 2^(end_bit - begin_bit) that the bits [begin_bit, end_bit) of its order key make,
+/// numbered in `order` (descending: the largest digit first).
+template <class K>
+uint64_t reference_digit(K key, Order order, int begin_bit, int end_bit) {
+  const int width = end_bit - begin_bit;
+  if (width <= 0) return 0;
+  const uint64_t mask = width >= 64 ? ~uint64_t{0} : (uint64_t{1} << width) - 1;
+  const uint64_t digit = (reference_order_key(key) >> begin_bit) & mask;
+  return order == Order::Descending ? mask - digit : digit;
+}
+
+/// The permutation that stably sorts `keys` in `order` by the bits [begin_bit, end_bit) of their order keys (all
+/// of the bits: by the values themselves).
 template <class K>
 std::vector<size_t> reference_sort_permutation(const std::vector<K>& keys, Order order, int begin_bit, int end_bit) {
   std::vector<size_t> permutation(keys.size());
   std::iota(permutation.begin(), permutation.end(), size_t{0});
-  std::stable_sort(permutation.begin(), permutation.end(), [&](size_t a, size_t b) {
-    return sort_bits(keys[a], order, begin_bit, end_bit) < sort_bits(keys[b], order, begin_bit, end_bit);
-  });
+  if (begin_bit == 0 && end_bit == 8 * static_cast<int>(sizeof(K))) {
+    std::stable_sort(permutation.begin(), permutation.end(), [&](size_t a, size_t b) {
+      return order == Order::Ascending ? reference_less(keys[a], keys[b]) : reference_less(keys[b], keys[a]);
+    });
+  } else {
+    std::stable_sort(permutation.begin(), permutation.end(), [&](size_t a, size_t b) {
+      return reference_digit(keys[a], order, begin_bit, end_bit) < reference_digit(keys[b], order, begin_bit, end_bit);
+    });
+  }
   return permutation;
 }
 

@@ -163,7 +163,8 @@ TEST_F(AtomicOutputTest, MappedOutputIsFilledInPlaceAndCutToItsSize) {
 TEST_F(AtomicOutputTest, MappedOutputLeavesNothingWithoutCommit) {
   {
     AtomicOutput output(path("mapped.bin"));
-    if (output.map(size_t(1) << 20, 2)) output.mapped()[0] = 'x';
+    if (!output.map(size_t(1) << 20, 2)) GTEST_SKIP() << "this file system has no fallocate()";
+    output.mapped()[0] = 'x';
   }
   EXPECT_EQ(entries(), 0u);
 }

@@ -228,14 +228,16 @@ TEST_P(RadixSortApp, BadInputsFailCleanly) {
   write_file(path("ok.bin"), std::string(8, '\0'));
   expect_failure("ok.bin -o no/such/dir/out", "cannot write 'no/such/dir/out'", "no");
   expect_failure("ok.bin -o folder", "cannot write 'folder': it is a directory", "no");
-  if (::geteuid() != 0) {
-    write_file(path("secret.bin"), std::string(8, '\0'));
-    fs::permissions(path("secret.bin"), fs::perms::none);
-    expect_failure("secret.bin -o out", "cannot open 'secret.bin'");
-  }
   write_file(path("values.bin"), std::string(4, '\0'));
   expect_failure("ok.bin --type i32 -o out --values values.bin --values-out vout", "values but ok.bin has 2 keys");
   expect_failure("ok.bin --type i128 -o out", "i128");
+}
+
+TEST_P(RadixSortApp, AnUnreadableInputIsOneError) {
+  if (::geteuid() == 0) GTEST_SKIP() << "root reads a file without permissions";
+  write_file(path("secret.bin"), std::string(8, '\0'));
+  fs::permissions(path("secret.bin"), fs::perms::none);
+  expect_failure("secret.bin -o out", "cannot open 'secret.bin'");
 }
 
 TEST_P(RadixSortApp, FailureLeavesAnExistingOutputUntouched) {

@@ -657,12 +657,17 @@ TEST_P(OutOfCoreFaults, AnUnusableSpillDirectoryIsOneError) {
   expect_failure(sort + " --tmpdir missing", "cannot create a spill file in 'missing': No such file or directory");
   write_file(path("plain"), "x");
   expect_failure(sort + " --tmpdir plain", "cannot create a spill file in 'plain': Not a directory");
-  if (::geteuid() != 0) {
-    fs::create_directories(path("locked"));
-    fs::permissions(path("locked"), fs::perms::none);
-    expect_failure(sort + " --tmpdir locked", "cannot create a spill file in 'locked': Permission denied");
-    fs::permissions(path("locked"), fs::perms::owner_all);
-  }
+}
+
+TEST_P(OutOfCoreFaults, ALockedSpillDirectoryIsOneError) {
+  if (::geteuid() == 0) GTEST_SKIP() << "root writes into a directory without permissions";
+  const std::vector<uint32_t> keys = random_keys<uint32_t>(300'000, 1);
+  write_file(path("in.bin"), as_bytes(keys));
+  const std::string sort = "in.bin -t u32 -o out --gpu-memory 16KiB --host-memory 1MiB";
+  fs::create_directories(path("locked"));
+  fs::permissions(path("locked"), fs::perms::none);
+  expect_failure(sort + " --tmpdir locked", "cannot create a spill file in 'locked': Permission denied");
+  fs::permissions(path("locked"), fs::perms::owner_all);
 }
 
 TEST_P(OutOfCoreFaults, AnInputThatShrinksWhileReadIsOneError) {

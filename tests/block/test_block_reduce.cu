@@ -1,5 +1,6 @@
 // Block reduce: both algorithms, several block sizes and types, against a CPU reference.
 #include <cmath>
+#include <limits>
 
 #include "gpu_test.cuh"
 #include "prims/block/reduce.cuh"
@@ -38,7 +39,12 @@ void check_block_reduce(Op op, uint64_t seed) {
     double expected = host[b * THREADS];
     for (int i = 1; i < THREADS; ++i) expected = op(expected, static_cast<double>(host[b * THREADS + i]));
     if constexpr (std::is_floating_point_v<T>) {
-      EXPECT_NEAR(totals[b], expected, 1e-4 * THREADS) << "block " << b;
+      // A tree over THREADS items rounds each item's path at most log2(THREADS) times, each by at most epsilon
+      // times the sum of |x| below that level.
+      double magnitude = 0;
+      for (int i = 0; i < THREADS; ++i) magnitude += std::fabs(static_cast<double>(host[b * THREADS + i]));
+      const double depth = std::ceil(std::log2(static_cast<double>(THREADS)));
+      EXPECT_NEAR(totals[b], expected, depth * std::numeric_limits<T>::epsilon() * magnitude) << "block " << b;
     } else {
       EXPECT_EQ(totals[b], static_cast<T>(expected)) << "block " << b;
     }

@@ -10,7 +10,9 @@
 #include <vector>
 
 #include "gpu_test.cuh"
+#include "late_stream.cuh"
 #include "prims/device/radix_partition.cuh"
+#include "sort_check.cuh"
 #include "sort_reference.cuh"
 #include "sort_test_buffers.cuh"
 
@@ -36,18 +38,17 @@ struct PartitionCase {
 };
 
 /// Partitions `keys` (with their input indices as values when `pairs`) and checks keys, values and offsets.
-template <RadixSortAlgorithm ALGORITHM, class K>
+template <RadixSortAlgorithm ALGORITHM, class K, class V = uint32_t>
 void check_partition(const std::vector<K>& keys, bool pairs, PartitionCase c) {
   const size_t n = keys.size();
   const size_t num_buckets = size_t{1} << (c.end_bit - c.begin_bit);
   const auto permutation = prims::test::reference_sort_permutation(keys, c.order, c.begin_bit, c.end_bit);
   std::vector<size_t> expected_offsets(num_buckets + 1, 0);
-  for (const K& key : keys) ++expected_offsets[prims::sort_bits(key, c.order, c.begin_bit, c.end_bit) + 1];
+  for (const K& key : keys) ++expected_offsets[prims::test::reference_digit(key, c.order, c.begin_bit, c.end_bit) + 1];
   for (size_t b = 1; b <= num_buckets; ++b) expected_offsets[b] += expected_offsets[b - 1];
-  std::vector<uint32_t> index(n);
-  for (size_t i = 0; i < n; ++i) index[i] = static_cast<uint32_t>(i);
+  const std::vector<V> index = prims::test::index_values<V>(n);
 
-  prims::test::SortTestBuffers<K, uint32_t> buffers(keys, &index, c.in_place);
+  prims::test::SortTestBuffers<K, V> buffers(keys, &index, c.in_place);
   prims::DeviceBuffer<size_t> offsets(num_buckets + 1);
   offsets.fill_bytes(0xCD);
   prims::test::run_two_phase([&](void* temp, size_t& bytes) {
@@ -63,10 +64,13 @@ void check_partition(const std::vector<K>& keys, bool pairs, PartitionCase c) {
   const std::string where = "n = " + std::to_string(n) + ", bits [" + std::to_string(c.begin_bit) + ", " +
                             std::to_string(c.end_bit) + ")" + (c.order == Order::Descending ? ", descending" : "") +
                             (c.in_place ? ", in place" : "") + (pairs ? ", pairs" : "");
+  buffers.expect_inputs_and_guards_untouched(keys, &index, where);
   ASSERT_EQ(offsets.download(), expected_offsets) << "bucket offsets, " << where;
   ASSERT_EQ(bit_patterns(buffers.sorted_keys()), bit_patterns(prims::test::permuted(keys, permutation))) << where;
   if (pairs) {
-    ASSERT_EQ(buffers.sorted_values(), prims::test::permuted(index, permutation)) << "values, " << where;
+    const auto got = buffers.sorted_values();
+    const auto expected = prims::test::permuted(index, permutation);
+    ASSERT_EQ(0, n == 0 ? 0 : std::memcmp(got.data(), expected.data(), n * sizeof(V))) << "values, " << where;
   }
 }
 
@@ -130,6 +134,57 @@ TYPED_TEST(RadixPartitionTyped, PairsStableAndInPlace) {
       }
     }
   }
+}
+
+/// Values of every width, few distinct keys (stability), in place and not, on one tile and several.
+TEST(RadixPartitionValues, EveryWidth) {
+  PRIMS_REQUIRE_GPU();
+  prims::test::for_each_value_width([](auto width) {
+    using V = typename decltype(width)::type;
+    for (size_t n : {size_t{1000}, size_t{3} * kOnesweepTile + 11}) {
+      auto keys = random_keys<uint64_t>(n, n + sizeof(V));
+      for (auto& key : keys) key = keys[key % 9];
+      for (bool in_place : {false, true}) {
+        const PartitionCase c{56, 64, in_place ? Order::Descending : Order::Ascending, in_place};
+        check_partition<RadixSortAlgorithm::Onesweep, uint64_t, V>(keys, true, c);
+        check_partition<RadixSortAlgorithm::TileCounts, uint64_t, V>(keys, true, c);
+        if (::testing::Test::HasFatalFailure()) return;
+      }
+    }
+  });
+}
+
+/// Both pass algorithms on a non-blocking stream with work queued before and after them.
+TEST(RadixPartition, RunsOnItsStream) {
+  PRIMS_REQUIRE_GPU();
+  const size_t n = 300007;
+  const auto keys = random_keys<uint32_t>(n, 8);
+  const auto index = prims::test::index_values<uint32_t>(n);
+  const auto permutation = prims::test::reference_sort_permutation(keys, Order::Ascending, 24, 32);
+  std::vector<size_t> expected_offsets(257, 0);
+  for (uint32_t key : keys) ++expected_offsets[(key >> 24) + 1];
+  for (size_t b = 1; b <= 256; ++b) expected_offsets[b] += expected_offsets[b - 1];
+  auto check = [&](auto algorithm) {
+    constexpr RadixSortAlgorithm kAlgorithm = decltype(algorithm)::value;
+    prims::DeviceBuffer<uint32_t> keys_in(n), keys_out(n), values_in(n), values_out(n);
+    prims::DeviceBuffer<size_t> offsets(257);
+    auto call = [&](void* temp, size_t& bytes, cudaStream_t s) {
+      return prims::device::radix_partition_pairs<kAlgorithm>(temp, bytes, keys_in.data(), keys_out.data(),
+                                                              values_in.data(), values_out.data(), n, offsets.data(),
+                                                              24, 32, Order::Ascending, s);
+    };
+    auto temp = prims::test::temp_for(call);
+    offsets.fill_bytes(0xCD);
+    prims::test::LateStream late;
+    late.upload_late(keys_in.data(), keys);
+    late.upload_late(values_in.data(), index);
+    late.run(temp, call);
+    EXPECT_EQ(late.download(keys_out.data(), n), prims::test::permuted(keys, permutation));
+    EXPECT_EQ(late.download(values_out.data(), n), prims::test::permuted(index, permutation));
+    EXPECT_EQ(late.download(offsets.data(), 257), expected_offsets);
+  };
+  check(std::integral_constant<RadixSortAlgorithm, RadixSortAlgorithm::Onesweep>{});
+  check(std::integral_constant<RadixSortAlgorithm, RadixSortAlgorithm::TileCounts>{});
 }
 
 /// Buckets of very uneven sizes: 90% of the keys in one top digit, all keys equal, keys that differ only in the
@@ -207,6 +262,8 @@ TEST(RadixPartitionLarge, Pairs2To26TopDigit) {
   const auto got_keys = keys_out.download();
   const auto got_values = values_out.download();
   const auto got_offsets = offsets.download();
+  EXPECT_EQ(keys_in.download(), keys) << "input changed";
+  EXPECT_EQ(values_in.download(), index) << "input changed";
   ASSERT_EQ(got_offsets.front(), 0u);
   ASSERT_EQ(got_offsets.back(), n);
   std::vector<bool> seen(n, false);

@@ -9,8 +9,11 @@
 #include <random>
 #include <vector>
 
+#include <gtest/gtest-spi.h>
+
 #include "gpu_test.cuh"
 #include "prims/device/radix_sort.cuh"
+#include "prims/util/mix_bits.cuh"
 #include "prims/util/ops.cuh"
 #include "prims/warp/reduce.cuh"
 #include "sort_check.cuh"
@@ -255,6 +258,121 @@ TYPED_TEST(RadixSortTyped, OnesweepAcrossPortions) {
   }
 }
 
+/// The plain calls (no algorithm named), keys alone and pairs, on both sides of Auto's one-block limit.
+template <class K, class V>
+void check_plain_calls() {
+  constexpr size_t kLimit = detail::kAutoOneBlockMaxItems<K, V>;
+  constexpr size_t kKeysLimit = detail::kAutoOneBlockMaxItems<K, detail::NoValues>;
+  for (size_t n : {size_t{0}, size_t{1}, size_t{1000}, kLimit, kLimit + 1, kKeysLimit, kKeysLimit + 1,
+                   size_t{3} * kOnesweepTile + 7, kOnesweepSmallMax + 5}) {
+    const auto keys = random_keys<K>(n, n + 3);
+    const auto values = index_values<V>(n);
+    for (Order order : {Order::Ascending, Order::Descending}) {
+      for (auto [begin_bit, end_bit] : {std::pair{0, prims::RadixKey<K>::kBits}, std::pair{2, 9}}) {
+        const SortCase c{order, begin_bit, end_bit};
+        check_sort_with(keys, &values, c, [](void* temp, size_t& bytes, auto io, size_t count, Order o, int b,
+                                             int e) {
+          return prims::device::radix_sort_pairs(temp, bytes, io.keys_in, io.keys_out, io.values_in, io.values_out,
+                                                 count, o, b, e);
+        });
+        check_sort_with(keys, static_cast<const std::vector<V>*>(nullptr), c,
+                        [](void* temp, size_t& bytes, auto io, size_t count, Order o, int b, int e) {
+                          return prims::device::radix_sort_keys(temp, bytes, io.keys_in, io.keys_out, count, o, b, e);
+                        });
+        if (::testing::Test::HasFatalFailure()) return;
+      }
+    }
+  }
+}
+
+TEST(RadixSort, PlainCalls) {
+  PRIMS_REQUIRE_GPU();
+  check_plain_calls<uint32_t, uint32_t>();
+  check_plain_calls<uint64_t, uint64_t>();
+  check_plain_calls<float, uint32_t>();
+  check_plain_calls<int16_t, Payload<12>>();
+}
+
+/// Every algorithm on a non-blocking stream with work queued before and after it.
+TEST(RadixSort, EveryAlgorithmRunsOnItsStream) {
+  PRIMS_REQUIRE_GPU();
+  auto check = [](auto algorithm, size_t n) {
+    constexpr RadixSortAlgorithm kAlgorithm = decltype(algorithm)::value;
+    const auto keys = random_keys<uint64_t>(n, n);
+    const auto values = index_values<uint32_t>(n);
+    SCOPED_TRACE(n);
+    prims::test::check_sort_on_late_stream(keys, values, [](void* temp, size_t& bytes, const uint64_t* keys_in,
+                                                             uint64_t* keys_out, const uint32_t* values_in,
+                                                             uint32_t* values_out, size_t count, cudaStream_t s) {
+      return prims::device::radix_sort_pairs<kAlgorithm>(temp, bytes, keys_in, keys_out, values_in, values_out, count,
+                                                         Order::Ascending, 0, 64, s);
+    });
+  };
+  using Algorithm = RadixSortAlgorithm;
+  check(std::integral_constant<Algorithm, Algorithm::OneBlock>{}, 3000);
+  for (size_t n : {size_t{3000}, size_t{300007}, size_t{3} << 20}) {
+    check(std::integral_constant<Algorithm, Algorithm::Auto>{}, n);
+    check(std::integral_constant<Algorithm, Algorithm::Onesweep>{}, n);
+    check(std::integral_constant<Algorithm, Algorithm::TileCounts>{}, n);
+    check(std::integral_constant<Algorithm, Algorithm::Hybrid>{}, n);
+  }
+}
+
+// ---- The checks themselves: each must fail against a sort broken in the way it guards against.
+
+/// Sorts with Onesweep, then breaks the result as `damage(io, n)` says.
+template <class Damage>
+void check_damaged_sort(Damage damage) {
+  const auto keys = random_keys<uint32_t>(5000, 1);
+  const auto index = index_values<uint32_t>(keys.size());
+  check_sort_with(keys, &index, SortCase{}, [&](void* temp, size_t& bytes, auto io, size_t n, Order order, int b, int e) {
+    if constexpr (!detail::kHasValues<std::remove_pointer_t<decltype(io.values_out)>>) {
+      return cudaErrorInvalidValue;  // never called: the check has values
+    } else {
+      const cudaError_t sorted = prims::device::radix_sort_pairs<RadixSortAlgorithm::Onesweep>(
+          temp, bytes, io.keys_in, io.keys_out, io.values_in, io.values_out, n, order, b, e);
+      if (temp != nullptr && sorted == cudaSuccess) damage(io, n);
+      return sorted;
+    }
+  });
+}
+
+TEST(SortChecks, CatchAnInputChangedOrAWritePastTheEnd) {
+  PRIMS_REQUIRE_GPU();
+  EXPECT_NONFATAL_FAILURE(check_damaged_sort([](auto io, size_t) {
+                            prims::check(cudaMemset(const_cast<uint32_t*>(io.keys_in) + 7, 0, 1), "damage");
+                          }),
+                          "keys_in changed");
+  EXPECT_NONFATAL_FAILURE(check_damaged_sort([](auto io, size_t) {
+                            prims::check(cudaMemset(const_cast<uint32_t*>(io.values_in), 0, 4), "damage");
+                          }),
+                          "values_in changed");
+  EXPECT_NONFATAL_FAILURE(check_damaged_sort([](auto io, size_t n) {
+                            prims::check(cudaMemset(io.keys_out + n + 3, 0, 1), "damage");
+                          }),
+                          "written past n in keys_out");
+  EXPECT_NONFATAL_FAILURE(check_damaged_sort([](auto io, size_t n) {
+                            prims::check(cudaMemset(io.values_out + n, 0, 1), "damage");
+                          }),
+                          "written past n in values_out");
+}
+
+/// A sort that ignores its stream (it runs on the legacy default stream).
+void sort_ignoring_the_stream() {
+  const auto keys = random_keys<uint64_t>(300007, 2);
+  prims::test::check_sort_on_late_stream(keys, index_values<uint32_t>(keys.size()),
+                                         [](void* temp, size_t& bytes, const uint64_t* keys_in, uint64_t* keys_out,
+                                            const uint32_t* values_in, uint32_t* values_out, size_t n, cudaStream_t) {
+                                           return prims::device::radix_sort_pairs(temp, bytes, keys_in, keys_out,
+                                                                                  values_in, values_out, n);
+                                         });
+}
+
+TEST(SortChecks, CatchASortOffItsStream) {
+  PRIMS_REQUIRE_GPU();
+  EXPECT_FATAL_FAILURE(sort_ignoring_the_stream(), "bit_patterns");
+}
+
 TEST(RadixSort, InvalidBitRanges) {
   uint32_t* keys = nullptr;
   size_t bytes = 0;
@@ -402,39 +520,45 @@ __global__ void generate_kernel(K* keys, uint32_t* index, size_t n) {
   }
 }
 
-struct Xor {
-  __device__ unsigned long long operator()(unsigned long long a, unsigned long long b) const { return a ^ b; }
-};
-
 /// Folds per-thread statistics over the warp and adds them to `stats` with one atomic per warp.
 __device__ void add_stats(unsigned long long (&local)[6], unsigned long long* stats) {
   for (int i = 0; i < 6; ++i) {
-    const unsigned long long total =
-        i == 1 ? prims::warp::reduce_shuffle(local[i], Xor{}) : prims::warp::reduce_shuffle(local[i], prims::Sum{});
-    if (threadIdx.x % 32 == 0 && total != 0) {
-      if (i == 1) {
-        atomicXor(&stats[i], total);
-      } else {
-        atomicAdd(&stats[i], total);
-      }
-    }
+    const unsigned long long total = prims::warp::reduce_shuffle(local[i], prims::Sum{});
+    if (threadIdx.x % 32 == 0 && total != 0) atomicAdd(&stats[i], total);
   }
 }
 
-/// [0] sum and [1] xor of the key bits, [2] out-of-order neighbours; with values (input indices): [3] values that
-/// do not point at their key, [4] equal neighbours out of input order, [5] indices seen twice (via `seen`).
+/// Two independent hashes of a key's bits: sums of them over the keys are a fingerprint of the multiset of keys
+/// (unlike sums and xors of the bits themselves, which {1, 2} and {0, 3} share).
+__device__ unsigned long long key_hash(unsigned long long bits, int which) {
+  return prims::mix_bits(bits + (which == 0 ? 0x243F6A8885A308D3ull : 0x13198A2E03707344ull));
+}
+
+/// [0], [1] the sums of the two key hashes, [2] out-of-order neighbours; with values (input indices): [3] values
+/// that do not point at their key, [4] equal neighbours out of input order, [5] indices seen twice (via `seen`).
+/// For 1-byte keys, every value's count too (`in_counts`, `out_counts`: 256 counters each).
 template <class K>
 __global__ void check_kernel(const K* in, const K* out, const uint32_t* values, unsigned* seen, size_t n,
-                             unsigned long long* in_stats, unsigned long long* out_stats) {
+                             unsigned long long* in_stats, unsigned long long* out_stats,
+                             unsigned long long* in_counts, unsigned long long* out_counts) {
+  __shared__ unsigned block_counts[2][256];
+  if constexpr (sizeof(K) == 1) {
+    for (int i = threadIdx.x; i < 512; i += blockDim.x) block_counts[i / 256][i % 256] = 0;
+    __syncthreads();
+  }
   unsigned long long in_local[6] = {}, out_local[6] = {};
   const size_t stride = static_cast<size_t>(gridDim.x) * blockDim.x;
   for (size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x; i < n; i += stride) {
     const auto in_bits = static_cast<unsigned long long>(prims::RadixKey<K>::raw_bits(in[i]));
     const auto out_bits = static_cast<unsigned long long>(prims::RadixKey<K>::raw_bits(out[i]));
-    in_local[0] += in_bits;
-    in_local[1] ^= in_bits;
-    out_local[0] += out_bits;
-    out_local[1] ^= out_bits;
+    for (int which = 0; which < 2; ++which) {
+      in_local[which] += key_hash(in_bits, which);
+      out_local[which] += key_hash(out_bits, which);
+    }
+    if constexpr (sizeof(K) == 1) {
+      atomicAdd(&block_counts[0][in_bits], 1u);
+      atomicAdd(&block_counts[1][out_bits], 1u);
+    }
     if (i + 1 < n) {
       const auto here = prims::RadixKey<K>::ordered_bits(out[i]);
       const auto next = prims::RadixKey<K>::ordered_bits(out[i + 1]);
@@ -449,21 +573,56 @@ __global__ void check_kernel(const K* in, const K* out, const uint32_t* values, 
   }
   add_stats(in_local, in_stats);
   add_stats(out_local, out_stats);
+  if constexpr (sizeof(K) == 1) {
+    __syncthreads();
+    for (int i = threadIdx.x; i < 512; i += blockDim.x) {
+      const unsigned count = block_counts[i / 256][i % 256];
+      if (count != 0) atomicAdd(&(i < 256 ? in_counts : out_counts)[i % 256], count);
+    }
+  }
+}
+
+/// What check_kernel found, downloaded.
+struct LargeCheck {
+  std::vector<unsigned long long> stats;   // in [0, 6), out [6, 12)
+  std::vector<unsigned long long> counts;  // 1-byte keys: in [0, 256), out [256, 512)
+};
+
+/// Runs check_kernel on a sorted output: `values` (input indices) may be null.
+template <class K>
+LargeCheck run_large_check(const K* in, const K* out, const uint32_t* values, size_t n) {
+  prims::DeviceBuffer<unsigned> seen(values != nullptr ? (n + 31) / 32 : 0);
+  prims::DeviceBuffer<unsigned long long> stats(12), counts(512);
+  if (values != nullptr) seen.fill_bytes(0);
+  stats.fill_bytes(0);
+  counts.fill_bytes(0);
+  check_kernel<<<1024, 256>>>(in, out, values, seen.data(), n, stats.data(), stats.data() + 6, counts.data(),
+                              counts.data() + 256);
+  prims::check(cudaDeviceSynchronize(), "check_kernel");
+  return {stats.download(), counts.download()};
+}
+
+void expect_large_check_passes(const LargeCheck& check, bool one_byte_keys) {
+  const auto& s = check.stats;
+  EXPECT_EQ(s[0], s[6]) << "key multiset (first hash sum)";
+  EXPECT_EQ(s[1], s[7]) << "key multiset (second hash sum)";
+  EXPECT_EQ(s[8], 0u) << "neighbours out of order";
+  EXPECT_EQ(s[9], 0u) << "values not matching their keys";
+  EXPECT_EQ(s[10], 0u) << "equal keys out of input order";
+  EXPECT_EQ(s[11], 0u) << "indices repeated";
+  if (one_byte_keys) {
+    for (int v = 0; v < 256; ++v) EXPECT_EQ(check.counts[v], check.counts[256 + v]) << "count of key " << v;
+  }
 }
 
 template <RadixSortAlgorithm ALGORITHM, class K>
 void check_large(size_t n, bool pairs) {
   prims::DeviceBuffer<K> keys_in(n), keys_out(n);
-  prims::DeviceBuffer<uint32_t> index_in(pairs ? n : 0), index_out(pairs ? n : 0), seen(pairs ? (n + 31) / 32 : 0);
-  prims::DeviceBuffer<unsigned long long> stats(12);
+  prims::DeviceBuffer<uint32_t> index_in(pairs ? n : 0), index_out(pairs ? n : 0);
   generate_kernel<<<1024, 256>>>(keys_in.data(), pairs ? index_in.data() : nullptr, n);
   ASSERT_EQ(cudaSuccess, cudaGetLastError());
   keys_out.fill_bytes(0xCD);
-  if (pairs) {
-    index_out.fill_bytes(0xCD);
-    seen.fill_bytes(0);
-  }
-  stats.fill_bytes(0);
+  if (pairs) index_out.fill_bytes(0xCD);
   prims::test::run_two_phase([&](void* temp, size_t& bytes) {
     if (!pairs) {
       return prims::device::radix_sort_keys<ALGORITHM>(temp, bytes, keys_in.data(), keys_out.data(), n);
@@ -471,16 +630,53 @@ void check_large(size_t n, bool pairs) {
     return prims::device::radix_sort_pairs<ALGORITHM>(temp, bytes, keys_in.data(), keys_out.data(), index_in.data(),
                                                       index_out.data(), n);
   });
-  check_kernel<<<1024, 256>>>(keys_in.data(), keys_out.data(), pairs ? index_out.data() : nullptr,
-                              pairs ? seen.data() : nullptr, n, stats.data(), stats.data() + 6);
-  ASSERT_EQ(cudaSuccess, cudaDeviceSynchronize());
-  const auto s = stats.download();
-  EXPECT_EQ(s[0], s[6]) << "sum of keys";
-  EXPECT_EQ(s[1], s[7]) << "xor of keys";
-  EXPECT_EQ(s[8], 0u) << "neighbours out of order";
-  EXPECT_EQ(s[9], 0u) << "values not matching their keys";
-  EXPECT_EQ(s[10], 0u) << "equal keys out of input order";
-  EXPECT_EQ(s[11], 0u) << "indices repeated";
+  expect_large_check_passes(run_large_check(keys_in.data(), keys_out.data(), pairs ? index_out.data() : nullptr, n),
+                            sizeof(K) == 1);
+}
+
+/// Makes a sorted output wrong in a way that keeps it sorted and keeps the sum and the xor of its keys: the first
+/// pair out[i] even < out[i + 1] - 1 odd becomes out[i] + 1, out[i + 1] - 1.
+__global__ void swap_one_unit_kernel(uint32_t* out, size_t n) {
+  for (size_t i = 0; i + 1 < n; ++i) {
+    if (out[i] % 2 == 0 && out[i + 1] % 2 == 1 && out[i] + 1 < out[i + 1]) {
+      ++out[i];
+      --out[i + 1];
+      return;
+    }
+  }
+}
+
+/// The large check itself: it catches a sorted output whose keys keep their sum and xor but not their multiset,
+/// and one key's count off by one among 1-byte keys.
+TEST(RadixSortLarge, CheckCatchesWrongMultisets) {
+  PRIMS_REQUIRE_GPU();
+  const size_t n = size_t{1} << 20;
+  prims::DeviceBuffer<uint32_t> keys(n), sorted(n);
+  generate_kernel<<<1024, 256>>>(keys.data(), static_cast<uint32_t*>(nullptr), n);
+  ASSERT_EQ(cudaSuccess, cudaGetLastError());
+  prims::test::run_two_phase([&](void* temp, size_t& bytes) {
+    return prims::device::radix_sort_keys(temp, bytes, keys.data(), sorted.data(), n);
+  });
+  const LargeCheck good = run_large_check(keys.data(), sorted.data(), nullptr, n);
+  EXPECT_EQ(good.stats[0], good.stats[6]);
+  EXPECT_EQ(good.stats[8], 0u);
+  swap_one_unit_kernel<<<1, 1>>>(sorted.data(), n);
+  const LargeCheck bad = run_large_check(keys.data(), sorted.data(), nullptr, n);
+  EXPECT_EQ(bad.stats[8], 0u) << "still sorted";
+  EXPECT_NE(bad.stats[0], bad.stats[6]);
+  EXPECT_NE(bad.stats[1], bad.stats[7]);
+
+  std::vector<uint8_t> bytes(5000);
+  for (size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<uint8_t>(i * 7 / 3);
+  std::vector<uint8_t> wrong = bytes;
+  std::sort(wrong.begin(), wrong.end());
+  wrong[100] = wrong[99];  // one count up, its neighbour's down
+  prims::DeviceBuffer<uint8_t> d_bytes(bytes.size()), d_wrong(wrong.size());
+  d_bytes.upload(bytes);
+  d_wrong.upload(wrong);
+  const LargeCheck counted = run_large_check(d_bytes.data(), d_wrong.data(), nullptr, bytes.size());
+  EXPECT_NE(counted.counts, std::vector<unsigned long long>(counted.counts.size(), 0));
+  EXPECT_FALSE(std::equal(counted.counts.begin(), counted.counts.begin() + 256, counted.counts.begin() + 256));
 }
 
 TEST(RadixSortLarge, Keys2To28Onesweep) {
@@ -515,6 +711,13 @@ TEST(RadixSortLarge, Hybrid2To26And2To27) {
   check_large<RadixSortAlgorithm::Hybrid, uint64_t>((size_t{1} << 27) + 1, false);
   check_large<RadixSortAlgorithm::Hybrid, uint64_t>((size_t{1} << 26) + 3, true);
   check_large<RadixSortAlgorithm::Hybrid, uint32_t>((size_t{1} << 27) + 3, false);
+}
+
+// From 2^30 - 1 keys Hybrid is Onesweep alone; just below it, Hybrid's own passes.
+TEST(RadixSortLarge, HybridAroundItsOnesweepSwitch) {
+  PRIMS_REQUIRE_GPU();
+  check_large<RadixSortAlgorithm::Hybrid, uint64_t>((size_t{1} << 30) - 2, false);
+  check_large<RadixSortAlgorithm::Hybrid, uint64_t>((size_t{1} << 30) - 1, false);
 }
 
 // Past 2^30 keys Onesweep's look-back runs in portions; past 2^32 its positions are 64-bit.

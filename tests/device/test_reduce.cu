@@ -4,6 +4,7 @@
 #include <numeric>
 
 #include "gpu_test.cuh"
+#include "late_stream.cuh"
 #include "prims/device/reduce.cuh"
 
 namespace {
@@ -97,6 +98,39 @@ TYPED_TEST(DeviceReduceTyped, EmptyInputWritesInit) {
       [&](void* temp, size_t& bytes) { return prims::device::min(temp, bytes, in.data(), out.data(), 0); });
   EXPECT_EQ(out.download()[0], std::numeric_limits<T>::has_infinity ? std::numeric_limits<T>::infinity()
                                                                    : std::numeric_limits<T>::max());
+  out.fill_bytes(0xAB);
+  prims::test::run_two_phase(
+      [&](void* temp, size_t& bytes) { return prims::device::max(temp, bytes, in.data(), out.data(), 0); });
+  EXPECT_EQ(out.download()[0], std::numeric_limits<T>::has_infinity ? -std::numeric_limits<T>::infinity()
+                                                                   : std::numeric_limits<T>::lowest());
+  out.fill_bytes(0xAB);
+  prims::test::run_two_phase(
+      [&](void* temp, size_t& bytes) { return prims::device::sum(temp, bytes, in.data(), out.data(), 0); });
+  EXPECT_EQ(out.download()[0], T(0));
+}
+
+/// Both block algorithms on a non-blocking stream with work queued before and after them.
+TEST(DeviceReduce, RunsOnItsStream) {
+  PRIMS_REQUIRE_GPU();
+  const size_t n = (size_t{3} << 20) + 5;
+  const std::vector<int64_t> host = prims::test::random_values<int64_t>(n, 9, /*small=*/false);
+  int64_t expected = 11;
+  for (int64_t x : host) expected = static_cast<int64_t>(static_cast<uint64_t>(expected) + static_cast<uint64_t>(x));
+  auto check = [&](auto algorithm) {
+    constexpr ReduceAlgorithm kAlgorithm = decltype(algorithm)::value;
+    prims::DeviceBuffer<int64_t> in(n), out(1);
+    auto call = [&](void* temp, size_t& bytes, cudaStream_t s) {
+      return prims::device::reduce<kAlgorithm>(temp, bytes, in.data(), out.data(), n, prims::Sum{}, int64_t{11}, s);
+    };
+    auto temp = prims::test::temp_for(call);
+    out.fill_bytes(0xAB);
+    prims::test::LateStream late;
+    late.upload_late(in.data(), host);
+    late.run(temp, call);
+    EXPECT_EQ(late.download(out.data(), 1)[0], expected);
+  };
+  check(std::integral_constant<ReduceAlgorithm, ReduceAlgorithm::WarpShuffle>{});
+  check(std::integral_constant<ReduceAlgorithm, ReduceAlgorithm::SmemTree>{});
 }
 
 TEST(DeviceReduce, FloatSumIsBitwiseReproducible) {

@@ -4,17 +4,23 @@
 // the GPU (2^28 items, and more than 2^32 items).
 //
 // Outputs are poisoned before each run, and the poison must survive around the n outputs (before an offset
-// output and past its end): n == 0 writes nothing.
+// output and past its end): n == 0 writes nothing. Out of place, the input is read back unchanged.
 //
-// Float tolerance: |got - exact| <= 1e-5 * (|init| + sum of |x| up to the item) + 1e-5 for float (about 170 float
-// epsilons of the magnitude sum: the tile-to-tile carry is a chain of one addition per tile), 1e-13 likewise for
-// double. Integers are exact (wrapping for unsigned and for the GPU-validated large tests).
+// Float sums: every partial sum the scan forms is a sum of a contiguous range of inputs (with init), so it is at most
+// R = |init| + 2 max |exact prefix| + (the largest sum of |x| over one tile) in magnitude, and output i is formed
+// through at most D = (items a thread + log2 of the block + 1) + 2 (tiles up to i) + log2 n roundings on a path:
+// |got - exact| <= D * epsilon * R (scan_tolerance), with `exact` from a double reference (a bound a path at a
+// time: a few hundred epsilons of R at 2^20, where 1e-5 of the sum of |x| was about 5). Integers are exact
+// (wrapping for unsigned and for the GPU-validated large tests).
+#include <algorithm>
 #include <cmath>
+#include <limits>
 #include <cstring>
 #include <type_traits>
 
 #include "affine.cuh"
 #include "gpu_test.cuh"
+#include "late_stream.cuh"
 #include "prims/device/scan.cuh"
 
 namespace {
@@ -100,30 +106,84 @@ struct Layout {
   bool in_place;
 };
 
-/// Checks got[i] against the CPU scan: within the stated tolerance for float sums, exactly otherwise.
+/// Roundings on the path of one item through a tile of one algorithm: its thread's sequential sum, the block scan's
+/// tree, the carry in.
+template <class Tile>
+double tile_levels() {
+  return Tile::items_per_thread + std::ceil(std::log2(static_cast<double>(Tile::block_threads))) + 1;
+}
+
+/// The bound of the file comment on |got[i] - exact[i]| for a float sum scan of n items, for the tiles of both
+/// algorithms (the smaller counts tiles, the deeper one's levels count).
+template <class T>
+std::vector<double> scan_tolerance(const std::vector<T>& host, T init, size_t n) {
+  using SinglePassTile = prims::detail::ScanTile<prims::detail::SinglePassScanPolicy<T>, T>;
+  using ReduceThenScanTile = prims::detail::ScanTile<prims::detail::ReduceThenScanPolicy, T>;
+  const size_t small_tile = std::min<size_t>(SinglePassTile::tile_items, ReduceThenScanTile::tile_items);
+  const double levels = std::max(tile_levels<SinglePassTile>(), tile_levels<ReduceThenScanTile>());
+  const double log_n = std::ceil(std::log2(static_cast<double>(n) + 1));
+  double tile_magnitude = 0, running = 0;
+  for (size_t i = 0; i < n; ++i) {
+    running = (i % small_tile == 0 ? 0 : running) + std::fabs(static_cast<double>(host[i]));
+    tile_magnitude = std::max(tile_magnitude, running);
+  }
+  std::vector<double> tolerance(n);
+  double prefix = 0, largest_prefix = 0;
+  for (size_t i = 0; i < n; ++i) {
+    prefix += host[i];
+    largest_prefix = std::max(largest_prefix, std::fabs(prefix));
+    const double range_bound = std::fabs(static_cast<double>(init)) + 2 * largest_prefix + tile_magnitude;
+    const double depth = levels + 2 * static_cast<double>(i / small_tile + 1) + log_n;
+    tolerance[i] = depth * std::numeric_limits<T>::epsilon() * range_bound;
+  }
+  return tolerance;
+}
+
+/// The first i where got[i] is off the double reference by more than scan_tolerance, or -1.
+template <bool EXCLUSIVE, class T>
+long first_float_scan_error(const std::vector<T>& got, const std::vector<T>& host, T init, size_t n) {
+  const std::vector<double> tolerance = scan_tolerance(host, init, n);  // exclusive outputs hold fewer items
+  double exact = EXCLUSIVE ? static_cast<double>(init) : 0.0;
+  for (size_t i = 0; i < n; ++i) {
+    if (!EXCLUSIVE) exact += host[i];
+    if (!(std::fabs(static_cast<double>(got[i]) - exact) <= tolerance[i])) return static_cast<long>(i);
+    if (EXCLUSIVE) exact += host[i];
+  }
+  return -1;
+}
+
+/// Checks got[i] against the CPU scan: within scan_tolerance for float sums, exactly otherwise.
 template <bool EXCLUSIVE, class T, class Op>
 void expect_scan_matches(const std::vector<T>& got, const std::vector<T>& host, Op op, T init, size_t n) {
   if constexpr (std::is_floating_point_v<T> && std::is_same_v<Op, prims::Sum>) {
-    const double relative = std::is_same_v<T, float> ? 1e-5 : 1e-13;
-    double exact = EXCLUSIVE ? static_cast<double>(init) : 0.0;
-    double magnitude = EXCLUSIVE ? std::fabs(static_cast<double>(init)) : 0.0;
-    for (size_t i = 0; i < n; ++i) {
-      if (!EXCLUSIVE) {
-        exact += host[i];
-        magnitude += std::fabs(static_cast<double>(host[i]));
-      }
-      ASSERT_NEAR(static_cast<double>(got[i]), exact, relative * magnitude + relative) << "n = " << n << ", i = " << i;
-      if (EXCLUSIVE) {
-        exact += host[i];
-        magnitude += std::fabs(static_cast<double>(host[i]));
-      }
-    }
+    const long i = first_float_scan_error<EXCLUSIVE>(got, host, init, n);
+    ASSERT_EQ(-1, i) << "n = " << n << ", got[i] = " << (i >= 0 ? got[i] : T(0));
   } else {
     const std::vector<T> expected = cpu_scan<EXCLUSIVE>(host, op, init);
     for (size_t i = 0; i < n; ++i) {
       ASSERT_EQ(got[i], expected[i]) << "n = " << n << ", i = " << i;
     }
   }
+}
+
+/// The float tolerance catches one item of 2^20 (of magnitude at least 0.95) left out of the scan, which the
+/// earlier bound of 1e-5 times the sum of |x| (about 2.6 there) let pass; a double reference rounded to float passes.
+TEST(ScanTolerance, CatchesOneMissingItem) {
+  using T = float;
+  const size_t n = (size_t{1} << 20) + 7;
+  const std::vector<T> host = prims::test::random_values<T>(n, 31);
+  size_t dropped = n / 2;
+  while (std::fabs(host[dropped]) < 0.95f) ++dropped;
+  std::vector<T> rounded(n), missing(n);
+  double exact = 0;
+  for (size_t i = 0; i < n; ++i) {
+    exact += host[i];
+    rounded[i] = static_cast<T>(exact);
+    missing[i] = static_cast<T>(i >= dropped ? exact - host[dropped] : exact);
+  }
+  EXPECT_LT(scan_tolerance(host, T(0), n).back(), 0.9);
+  EXPECT_EQ(-1, first_float_scan_error<false>(rounded, host, T(0), n));
+  EXPECT_EQ(static_cast<long>(dropped), first_float_scan_error<false>(missing, host, T(0), n));
 }
 
 /// Runs one scan of `host` in `layout` and checks every output and the poison around them.
@@ -148,6 +208,11 @@ void check_scan(const std::vector<T>& host, Op op, T init, Layout layout) {
   prims::test::run_two_phase([&](void* temp, size_t& bytes) {
     return device_scan<ALGORITHM, EXCLUSIVE>(temp, bytes, in_ptr, out_ptr, n, op, init);
   });
+  if (!layout.in_place && n > 0) {
+    std::vector<T> input_after(n);
+    prims::check(cudaMemcpy(input_after.data(), in_ptr, n * sizeof(T), cudaMemcpyDeviceToHost), "download");
+    ASSERT_EQ(0, std::memcmp(input_after.data(), host.data(), n * sizeof(T))) << "input changed";
+  }
   const std::vector<T> all = out.download();
   for (size_t i = 0; i < layout.out_offset; ++i) ASSERT_TRUE(is_poison(all[i])) << "written before the output: " << i;
   for (size_t i = 0; i < kGuard; ++i) {
@@ -375,6 +440,40 @@ TEST(DeviceScan, LargeBeyond2To32ItemsValidatedOnGpu) {
   if (free_bytes < n + (size_t{1} << 28)) GTEST_SKIP() << "needs more than 4 GiB of free device memory";
   check_large_on_gpu<ScanAlgorithm::SinglePass, false, uint8_t>(n, true);
   check_large_on_gpu<ScanAlgorithm::ReduceThenScan, true, uint8_t>(n, true);
+}
+
+/// Both algorithms, inclusive and exclusive, on a non-blocking stream with work queued before and after them.
+TEST(DeviceScan, RunsOnItsStream) {
+  PRIMS_REQUIRE_GPU();
+  const size_t n = (size_t{3} << 20) + 5;
+  const std::vector<int64_t> host = prims::test::random_values<int64_t>(n, 4);
+  auto check = [&](auto algorithm, auto exclusive) {
+    constexpr ScanAlgorithm kAlgorithm = decltype(algorithm)::value;
+    constexpr bool kExclusive = decltype(exclusive)::value;
+    prims::DeviceBuffer<int64_t> in(n), out(n);
+    auto call = [&](void* temp, size_t& bytes, cudaStream_t s) {
+      if constexpr (kExclusive) {
+        return prims::device::exclusive_scan<kAlgorithm>(temp, bytes, in.data(), out.data(), n, prims::Sum{},
+                                                         int64_t{7}, s);
+      } else {
+        return prims::device::inclusive_scan<kAlgorithm>(temp, bytes, in.data(), out.data(), n, prims::Sum{}, s);
+      }
+    };
+    auto temp = prims::test::temp_for(call);
+    out.fill_bytes(kPoison);
+    prims::test::LateStream late;
+    late.upload_late(in.data(), host);
+    late.run(temp, call);
+    EXPECT_EQ(late.download(out.data(), n), (cpu_scan<kExclusive>(host, prims::Sum{}, int64_t{7})))
+        << (kAlgorithm == ScanAlgorithm::SinglePass ? "SinglePass" : "ReduceThenScan")
+        << (kExclusive ? " exclusive" : " inclusive");
+  };
+  using SinglePass = std::integral_constant<ScanAlgorithm, ScanAlgorithm::SinglePass>;
+  using ReduceThenScan = std::integral_constant<ScanAlgorithm, ScanAlgorithm::ReduceThenScan>;
+  check(SinglePass{}, std::false_type{});
+  check(SinglePass{}, std::true_type{});
+  check(ReduceThenScan{}, std::false_type{});
+  check(ReduceThenScan{}, std::true_type{});
 }
 
 TEST(DeviceScan, RejectsTooSmallTempStorage) {

@@ -7,8 +7,10 @@
 #include <cuda_runtime.h>
 #include <nccl.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <map>
 #include <numeric>
 #include <stdexcept>
@@ -101,12 +103,29 @@ struct SortOptions {
   bool in_place = false;
 };
 
+/// A value of type V that carries `index` (its low bytes, as many as fit).
+template <class V>
+V value_of(size_t index) {
+  V value;
+  std::memset(&value, 0, sizeof(V));
+  const uint64_t wide = index;
+  std::memcpy(&value, &wide, std::min(sizeof(V), sizeof(wide)));
+  return value;
+}
+
+/// The index a value of type V carries (value_of's inverse, up to the bytes that fit).
+template <class V>
+uint64_t index_of(const V& value) {
+  uint64_t wide = 0;
+  std::memcpy(&wide, &value, std::min(sizeof(V), sizeof(wide)));
+  return wide;
+}
+
 /// Sorts the shards (shard r on GPU r) with the distributed sort and compares every rank's output with its slice
-/// of the CPU stable sort of the concatenation. Pairs carry each key's global index as its value, so the values
-/// show the tie order across ranks.
-template <class K>
+/// of the CPU stable sort of the concatenation. Pairs carry each key's global index as its value (as many bytes of
+/// it as V holds), so the values show the tie order across ranks.
+template <class K, class V = uint32_t>
 void check_sort(const std::vector<std::vector<K>>& shards, SortOptions options) {
-  using V = uint32_t;
   const int ranks = static_cast<int>(shards.size());
   const auto& comms = Communicators::over(ranks);
   std::vector<size_t> starts = {0};
@@ -141,7 +160,7 @@ void check_sort(const std::vector<std::vector<K>>& shards, SortOptions options) 
     keys_out.fill_bytes(0xa5);  // poison: unwritten outputs show
     if (options.pairs) {
       std::vector<V> index(n);
-      std::iota(index.begin(), index.end(), static_cast<V>(starts[rank]));
+      for (size_t i = 0; i < n; ++i) index[i] = value_of<V>(starts[rank] + i);
       values.upload(index);
       values_out.fill_bytes(0xa5);
     }
@@ -171,8 +190,10 @@ void check_sort(const std::vector<std::vector<K>>& shards, SortOptions options) 
     const size_t rank = static_cast<size_t>(r);
     EXPECT_TRUE(same_as_slice(bit_patterns(sorted_keys[rank]), expected_keys, starts[rank])) << "keys of rank " << r;
     if (options.pairs) {
-      std::vector<V> expected_values(permutation.begin(), permutation.end());
-      EXPECT_TRUE(same_as_slice(sorted_values[rank], expected_values, starts[rank])) << "values of rank " << r;
+      std::vector<uint64_t> got_values, expected_values;
+      for (const V& value : sorted_values[rank]) got_values.push_back(index_of(value));
+      for (size_t index : permutation) expected_values.push_back(index_of(value_of<V>(index)));
+      EXPECT_TRUE(same_as_slice(got_values, expected_values, starts[rank])) << "values of rank " << r;
     }
   }
 }
@@ -302,7 +323,23 @@ TEST_P(DistRadixSort, KeyTypes) {
     check_sort(random_shards<float>(sizes, 13), {Order::Ascending, true});
     check_sort(random_shards<double>(sizes, 14), {Order::Ascending, false});
     check_sort(random_shards<int16_t>(sizes, 15), {Order::Descending, true});
+    check_sort(random_shards<int8_t>(sizes, 18), {Order::Descending, true});
+    check_sort(random_shards<uint16_t>(sizes, 19), {Order::Ascending, true});
+    check_sort(random_shards<int64_t>(sizes, 20), {Order::Descending, true});
+    check_sort(random_shards<int64_t>(sizes, 21), {Order::Ascending, false});
   }
+}
+
+/// Values of 1, 2, 8, 12 and 16 bytes with 4- and 8-byte keys, few distinct keys (ties across ranks).
+TEST_P(DistRadixSort, ValueTypes) {
+  const auto sizes = uneven(ranks(), 70001, 65537);
+  const auto few = make_shards<uint32_t>(sizes, 22, [](auto& rng) { return static_cast<uint32_t>(rng() % 5) << 20; });
+  const auto wide = random_shards<double>(sizes, 23);
+  check_sort<uint32_t, uint8_t>(few, {Order::Ascending, true});
+  check_sort<uint32_t, uint16_t>(few, {Order::Descending, true});
+  check_sort<uint32_t, uint64_t>(few, {Order::Ascending, true});
+  check_sort<double, prims::test::Payload<12>>(wide, {Order::Ascending, true});
+  check_sort<double, prims::test::Payload<16>>(wide, {Order::Descending, true, true});
 }
 
 TEST_P(DistRadixSort, InPlace) {

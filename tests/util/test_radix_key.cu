@@ -140,6 +140,28 @@ TYPED_TEST(RadixKeyTyped, PlainOrderedBitsAgreeOnEveryKeyButTheSpecialOnes) {
   if constexpr (std::is_floating_point_v<K>) EXPECT_GT(specials, 1);  // the samples hold NaNs and -0.0
 }
 
+/// The tests' reference key map (sort_reference.cuh, written from the values) and the library's (from the bits)
+/// agree on every key, specials included, and so do their digits of every bit range.
+TYPED_TEST(RadixKeyTyped, ReferenceOrderKeyIsTheLibrarysOrderedBits) {
+  using K = TypeParam;
+  std::vector<K> keys = sample_keys<K>(20000, 41);
+  if constexpr (std::is_floating_point_v<K>) {
+    const auto specials = prims::test::special_floats<K>();
+    keys.insert(keys.end(), specials.begin(), specials.end());
+  }
+  constexpr int bits = RadixKey<K>::kBits;
+  for (const K& key : keys) {
+    ASSERT_EQ(prims::test::reference_order_key(key), uint64_t{RadixKey<K>::ordered_bits(key)});
+    for (Order order : {Order::Ascending, Order::Descending}) {
+      for (auto [begin_bit, end_bit] : {std::pair{0, bits}, std::pair{0, 1}, std::pair{3, bits - 2},
+                                        std::pair{bits / 2, bits}, std::pair{5, 5}}) {
+        ASSERT_EQ(prims::test::reference_digit(key, order, begin_bit, end_bit),
+                  uint64_t{prims::sort_bits(key, order, begin_bit, end_bit)});
+      }
+    }
+  }
+}
+
 TEST(RadixKeyFloat, ZerosTieAndNansTieLast) {
   for (Order order : {Order::Ascending, Order::Descending}) {
     EXPECT_EQ(prims::sort_bits(0.0f, order, 0, 32), prims::sort_bits(-0.0f, order, 0, 32));
