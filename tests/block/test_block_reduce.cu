@@ -1,4 +1,6 @@
 // Block reduce: both algorithms, several block sizes and types, against a CPU reference.
+#include <gtest/gtest-spi.h>
+
 #include <cmath>
 #include <limits>
 
@@ -11,10 +13,12 @@ namespace {
 using prims::block::ReduceAlgorithm;
 
 template <class T, int THREADS, ReduceAlgorithm ALGORITHM, class Op>
-__global__ void block_reduce_kernel(const T* in, T* out, Op op) {
+__global__ void block_reduce_kernel(const T* in, T* out, Op op, bool drop_one) {
   using BlockReduce = prims::block::Reduce<T, THREADS, ALGORITHM>;
   __shared__ typename BlockReduce::TempStorage storage;
-  const T value = in[blockIdx.x * THREADS + threadIdx.x];
+  // drop_one: block 0 leaves its last item out, a wrong result the check must catch.
+  const bool dropped = drop_one && blockIdx.x == 0 && threadIdx.x == THREADS - 1;
+  const T value = dropped ? T(0) : in[blockIdx.x * THREADS + threadIdx.x];
   T total = BlockReduce(storage).reduce(value, op);
   __syncthreads();
   // A second use of the same storage after a barrier gives the same total.
@@ -25,13 +29,13 @@ __global__ void block_reduce_kernel(const T* in, T* out, Op op) {
 }
 
 template <class T, int THREADS, ReduceAlgorithm ALGORITHM, class Op>
-void check_block_reduce(Op op, uint64_t seed) {
+void check_block_reduce(Op op, uint64_t seed, bool drop_one = false) {
   constexpr int blocks = 5;
   const std::vector<T> host = prims::test::random_values<T>(blocks * THREADS, seed);
   prims::DeviceBuffer<T> in(host.size()), out(blocks);
   in.upload(host);
   out.fill_bytes(0xAB);
-  block_reduce_kernel<T, THREADS, ALGORITHM><<<blocks, THREADS>>>(in.data(), out.data(), op);
+  block_reduce_kernel<T, THREADS, ALGORITHM><<<blocks, THREADS>>>(in.data(), out.data(), op, drop_one);
   ASSERT_EQ(cudaSuccess, cudaGetLastError());
   ASSERT_EQ(cudaSuccess, cudaDeviceSynchronize());
   const auto totals = out.download();
@@ -59,6 +63,14 @@ void check_algorithm() {
   check_block_reduce<long long, 512, ALGORITHM>(prims::Min{}, 13);
   check_block_reduce<float, 1024, ALGORITHM>(prims::Sum{}, 14);
   check_block_reduce<double, 256, ALGORITHM>(prims::Sum{}, 15);
+}
+
+/// The float tolerance catches a sum of 1024 items that leaves one out (the earlier 1e-4 x threads let any item
+/// of magnitude below 0.1 go).
+TEST(BlockReduce, ToleranceCatchesAMissingItem) {
+  PRIMS_REQUIRE_GPU();
+  EXPECT_NONFATAL_FAILURE((check_block_reduce<float, 1024, ReduceAlgorithm::WarpShuffle>(prims::Sum{}, 14, true)),
+                          "block 0");
 }
 
 TEST(BlockReduce, SmemTree) {

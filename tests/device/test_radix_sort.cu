@@ -344,7 +344,7 @@ TEST(SortChecks, CatchAnInputChangedOrAWritePastTheEnd) {
                           }),
                           "keys_in changed");
   EXPECT_NONFATAL_FAILURE(check_damaged_sort([](auto io, size_t) {
-                            prims::check(cudaMemset(const_cast<uint32_t*>(io.values_in), 0, 4), "damage");
+                            prims::check(cudaMemset(const_cast<uint32_t*>(io.values_in) + 5, 0, 4), "damage");
                           }),
                           "values_in changed");
   EXPECT_NONFATAL_FAILURE(check_damaged_sort([](auto io, size_t n) {
@@ -670,7 +670,9 @@ TEST(RadixSortLarge, CheckCatchesWrongMultisets) {
   for (size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<uint8_t>(i * 7 / 3);
   std::vector<uint8_t> wrong = bytes;
   std::sort(wrong.begin(), wrong.end());
-  wrong[100] = wrong[99];  // one count up, its neighbour's down
+  size_t step = 100;
+  while (wrong[step] == wrong[step - 1]) ++step;
+  wrong[step] = wrong[step - 1];  // one key's count up, the next key's down; still sorted
   prims::DeviceBuffer<uint8_t> d_bytes(bytes.size()), d_wrong(wrong.size());
   d_bytes.upload(bytes);
   d_wrong.upload(wrong);
