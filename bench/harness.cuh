@@ -217,6 +217,7 @@ class Harness {
   int max_log2() const { return max_log2_; }
   int step_log2() const { return step_log2_; }
   int repeats() const { return repeats_; }
+  const std::string& json_path() const { return json_path_; }
   const std::string& device_name() const { return device_name_; }
   double copy_gbs() const { return copy_gbs_; }
   cudaStream_t stream() const { return stream_.get(); }
