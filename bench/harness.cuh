@@ -252,6 +252,9 @@ class Harness {
   /// memory leaves the next one cold address translations; a rotation alone kept the first contender after the
   /// last in every round: 2-4% on the plain sort at small n).
   std::vector<Timing> measure(const std::vector<Contender>& contenders, const std::function<void()>& prepare = [] {}) {
+    for (const Contender& contender : contenders) {
+      if (!contender.check) throw std::logic_error(contender.name + " has no check: its figures would go unverified");
+    }
     std::vector<std::vector<double>> times(contenders.size());
     std::vector<Timing> timings(contenders.size(), Timing{0, true});
     size_t thrust_allocations_after_warm_up = 0;
@@ -274,7 +277,7 @@ class Harness {
         const double ms =
             contender.measured_ms ? contender.measured_ms() : Event::milliseconds_between(start_, stop_);
         if (round >= 0) times[c].push_back(ms);
-        if (round + 1 == repeats_ && contender.check) timings[c].correct = contender.check();
+        if (round + 1 == repeats_) timings[c].correct = contender.check();
       }
     }
     if (thrust_allocator_.device_allocations() != thrust_allocations_after_warm_up) {
