@@ -327,16 +327,20 @@ class Harness {
   }
 
   void print_row(const Measurement& m) {
-    // Columns as wide as their contender's name.
+    // Columns as wide as their names; a ratio that does not divide by the first contender names its divisor.
+    auto ratio_name = [&](size_t c) {
+      const size_t base = m.compared_with[c];
+      return "x " + m.contenders[c] + (base == 0 ? "" : " / " + m.contenders[base]);
+    };
     auto time_width = [&](size_t c) { return std::max<size_t>(10, m.contenders[c].size() + 3); };
-    auto ratio_width = [&](size_t c) { return std::max<size_t>(9, m.contenders[c].size() + 2); };
+    auto ratio_width = [&](size_t c) { return std::max<size_t>(9, ratio_name(c).size()); };
     if (!header_printed_) {
       std::string header = fmt::format("{:<10} {:<5} {:<14} {:>6}", "bench", "type", "variant", "log2n");
       for (size_t c = 0; c < m.contenders.size(); ++c) {
         header += fmt::format(" {:>{}}", m.contenders[c] + " us", time_width(c));
       }
       for (size_t c = 1; c < m.contenders.size(); ++c) {
-        header += fmt::format(" {:>{}}", "x " + m.contenders[c], ratio_width(c));
+        header += fmt::format(" {:>{}}", ratio_name(c), ratio_width(c));
       }
       header += fmt::format(" {:>9} {:>7} {:>9}", "GB/s", "% copy", "Gitems/s");
       fmt::print("{}\n", header);

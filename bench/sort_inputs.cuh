@@ -2,7 +2,6 @@
 // The inputs of the sort benches (bench_sort, tune_sort, bench_partition, bench_segmented_sort, bench_dist_sort):
 // key distributions by bit entropy, and the check of a sort's output.
 #include <cstdint>
-#include <limits>
 #include <type_traits>
 
 #include "checks.cuh"
@@ -47,7 +46,9 @@ struct WholeKey {
 /// keys: equal for two arrays whose every segment holds the same keys in any order.
 template <class K>
 uint64_t multiset_fingerprint(const K* keys, size_t n, size_t segment_items) {
-  return sum_over(n, [=] __device__(size_t i) { return mix_bits(bits_of(keys[i]) ^ mix_bits(~(i / segment_items))); });
+  return sum_over(n, [=] __device__(size_t i) {
+    return mix_bits(bits_of(keys[i]) ^ mix_bits(~(i / segment_items)));
+  });
 }
 
 /// Whether out_keys[0..n) is in_keys[0..n) sorted ascending by order_of(key), every run of segment_items keys
@@ -70,10 +71,12 @@ bool is_sorted_permutation(const K* in_keys, const K* out_keys, const V* out_val
     const V v = out_values[o];
     if (static_cast<size_t>(v) >= n || static_cast<size_t>(v) / segment_items != o / segment_items) return true;
     if (bits_of(out_keys[o]) != bits_of(in_keys[v])) return true;
-    const bool next_ties = o + 1 < n && (o + 1) % segment_items != 0 && order_of(out_keys[o + 1]) == order_of(out_keys[o]);
+    const bool next_ties =
+        o + 1 < n && (o + 1) % segment_items != 0 && order_of(out_keys[o + 1]) == order_of(out_keys[o]);
     return stable && next_ties && out_values[o + 1] <= v;
   });
-  const uint64_t values = sum_over(n, [=] __device__(size_t o) { return mix_bits(static_cast<uint64_t>(out_values[o])); });
+  const uint64_t values =
+      sum_over(n, [=] __device__(size_t o) { return mix_bits(static_cast<uint64_t>(out_values[o])); });
   const uint64_t indices = sum_over(n, [=] __device__(size_t i) { return mix_bits(i); });
   return misplaced == 0 && values == indices;
 }

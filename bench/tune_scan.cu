@@ -117,7 +117,8 @@ void sweep(prims::bench::Harness& harness, const char* type, const char* family,
 template <class T>
 void tune_type(prims::bench::Harness& harness, const char* type) {
   const size_t max_n = size_t{1} << harness.max_log2();
-  Buffers<T> buffers{prims::DeviceBuffer<T>(max_n), prims::DeviceBuffer<T>(max_n), prims::DeviceBuffer<T>(max_n), 0, {}};
+  Buffers<T> buffers{
+      prims::DeviceBuffer<T>(max_n), prims::DeviceBuffer<T>(max_n), prims::DeviceBuffer<T>(max_n), 0, {}};
   prims::bench::generate(buffers.in.data(), max_n, 11, [] __device__(uint64_t bits, size_t) { return T(bits & 0xff); });
   buffers.in_fingerprint = prims::bench::fingerprint(buffers.in.data(), max_n);
   for (int log2n = harness.min_log2(); log2n <= harness.max_log2(); log2n += harness.step_log2()) {
