@@ -4,8 +4,13 @@
 // phase (CUDA events between the detail phases: partition with the splitters, exchange, local sort); its time is
 // the slowest rank's. u32 keys from 2^--min-log2 to 2^--max-log2 in total (default 2^28 .. 2^32, sizes that do not
 // fit the GPU are skipped), and u64 keys at 2^--u64-log2 (default 2^30). Uniform keys (every bit random).
-// Inputs are only read by every contender, so each timed run sorts the same unsorted input. Median of --repeats
-// runs. Both outputs are checked against prims' one-GPU output. --json writes the results in the harness's format.
+// The harness (harness.cuh) runs the three contenders interleaved, in an order that rotates every round, each run
+// after an L2 flush (GPU 0's by the harness; every rank flushes its own GPU's before its timed phases) with its
+// outputs poisoned; median of --repeats runs. Inputs are only read by every contender, so each timed run sorts the
+// same unsorted input, and every check verifies them against their fingerprints. Every output is checked on its own
+// after its contender's last timed run: sorted and holding the input's keys (a fingerprint); the distributed one
+// across the ranks, each rank's last key no greater than the next rank's first. --json writes the results in the
+// harness's format, with each case's phases.
 #include <cub/device/device_radix_sort.cuh>
 
 #include <fmt/format.h>
@@ -25,6 +30,7 @@
 #include <string>
 #include <vector>
 
+#include "checks.cuh"
 #include "harness.cuh"
 #include "prims/device/radix_sort.cuh"
 #include "prims/dist.cuh"
@@ -35,6 +41,7 @@ namespace {
 using prims::DeviceBuffer;
 using prims::Event;
 using prims::check;
+using prims::bench::Contender;
 
 void check_nccl(ncclResult_t result, const char* what) {
   if (result != ncclSuccess) throw std::runtime_error(fmt::format("{}: {}", what, ncclGetErrorString(result)));
@@ -51,6 +58,7 @@ struct Result {
   double cub_ms;
   double dist_ms;
   std::array<double, kPhases> phase_ms;
+  bool one_gpu_correct;
   bool cub_correct;
   bool dist_correct;
 };
@@ -60,23 +68,8 @@ double median(std::vector<double> values) {
   return values[values.size() / 2];
 }
 
-/// Device-to-device copy bandwidth of GPU 0 (read + write), as the harness measures it.
-double copy_bandwidth_gbs() {
-  const size_t n = size_t{1} << 28;
-  DeviceBuffer<int> a(n), b(n);
-  check(cudaMemset(a.data(), 1, a.bytes()), "cudaMemset");
-  const Event start, stop;
-  std::vector<double> times;
-  for (int i = 0; i < 11; ++i) {
-    start.record(0);
-    check(cudaMemcpyAsync(b.data(), a.data(), a.bytes(), cudaMemcpyDeviceToDevice, 0), "copy");
-    stop.record(0);
-    times.push_back(Event::milliseconds_between(start, stop));
-  }
-  return 2.0 * static_cast<double>(a.bytes()) / (median(times) * 1e6);
-}
-
-/// One rank of the distributed sort: its shard, output, temporary storage, stream and phase events.
+/// One rank of the distributed sort: its shard (and the shard's fingerprint), output, temporary storage, stream,
+/// phase events and L2 flush.
 template <class K>
 struct Rank {
   int device;
@@ -87,6 +80,8 @@ struct Rank {
   DeviceBuffer<uint64_t> barrier_word{1};
   prims::Stream stream;
   std::array<Event, kPhases + 1> events;
+  prims::bench::L2Flush l2_flush;
+  uint64_t keys_fingerprint = 0;
 
   Rank(int device_, ncclComm_t comm_, size_t n_) : device(device_), comm(comm_), n(n_), keys(n_), sorted(n_) {
     size_t bytes = 0;
@@ -94,11 +89,13 @@ struct Rank {
     temp = DeviceBuffer<unsigned char>(bytes);
   }
 
-  /// One timed sort, phase by phase; returns the milliseconds of each phase.
+  /// One timed sort, phase by phase; returns the milliseconds of each phase. Untimed before the first phase: the
+  /// output is poisoned, this GPU's L2 flushed, and the ranks start together.
   std::array<double, kPhases> sort() {
     using Sort = prims::dist::detail::DistributedRadixSort<K, prims::detail::NoValues>;
     const cudaStream_t s = stream.get();
-    // Start together.
+    check(cudaMemsetAsync(sorted.data(), 0xff, sorted.bytes(), s), "poisoning the output");
+    l2_flush.flush(s);
     check_nccl(ncclAllReduce(barrier_word.data(), barrier_word.data(), 1, ncclUint64, ncclSum, comm, s), "barrier");
     stream.synchronize("barrier");
     std::optional<Sort> sort;
@@ -134,49 +131,58 @@ size_t free_bytes(int device) {
   return free;
 }
 
+/// Whether the ranks' outputs are the input sorted (each sorted, each rank's last key no greater than the next
+/// rank's first, and together the input's keys: `input_keys`, a multiset fingerprint), and every shard is intact.
 template <class K>
-std::optional<Result> bench_case(const std::vector<ncclComm_t>& comms, size_t total, int repeats) {
+bool is_distributed_sort(const std::vector<std::unique_ptr<Rank<K>>>& shards, uint64_t input_keys) {
+  const prims::bench::WholeKey<K> order_of;
+  bool correct = true;
+  uint64_t output_keys = 0;
+  std::optional<typename prims::RadixKey<K>::Bits> previous_last;
+  for (const auto& shard : shards) {
+    check(cudaSetDevice(shard->device), "cudaSetDevice");
+    const K* sorted = shard->sorted.data();
+    const size_t n = shard->n;
+    const size_t unsorted = prims::bench::count_if(
+        n, [=] __device__(size_t i) { return i + 1 < n && order_of(sorted[i + 1]) < order_of(sorted[i]); });
+    K first, last;
+    check(cudaMemcpy(&first, sorted, sizeof(K), cudaMemcpyDeviceToHost), "reading a rank's first key");
+    check(cudaMemcpy(&last, sorted + n - 1, sizeof(K), cudaMemcpyDeviceToHost), "reading a rank's last key");
+    correct = correct && unsorted == 0 && (!previous_last || *previous_last <= order_of(first)) &&
+              prims::bench::fingerprint(shard->keys.data(), n) == shard->keys_fingerprint;
+    previous_last = order_of(last);
+    output_keys += prims::bench::multiset_fingerprint(sorted, n, n);
+  }
+  check(cudaSetDevice(0), "cudaSetDevice");
+  return correct && output_keys == input_keys;
+}
+
+template <class K>
+std::optional<Result> bench_case(prims::bench::Harness& harness, const std::vector<ncclComm_t>& comms, size_t total) {
   const int ranks = static_cast<int>(comms.size());
+  const std::string dist_name = fmt::format("prims {} GPUs", ranks);
+  if (!harness.selected({"sort", prims::bench::type_name<K>(), fmt::format("{} GPUs", ranks)})) return std::nullopt;
   const size_t per_rank = total / static_cast<size_t>(ranks);
   const size_t key_bytes = sizeof(K);
-  // GPU 0 holds the input, two outputs and the sort's storage (about one more copy) for the one-GPU runs.
-  const size_t one_gpu_bytes = total * key_bytes * 5;
-  if (one_gpu_bytes > free_bytes(0)) {
-    fmt::print("skipped 2^{:.0f} {}: one GPU would need {:.1f} GiB\n", std::log2(double(total)),
-               prims::bench::type_name<K>(), one_gpu_bytes / double(1 << 30));
+  // GPU 0 holds, for the one-GPU contenders, the input, two outputs and two sorts' storage (about one copy each),
+  // and rank 0's shard, output and storage (about two copies).
+  const size_t gpu0_bytes = key_bytes * (total * 5 + per_rank * 4);
+  if (gpu0_bytes > free_bytes(0)) {
+    fmt::print("skipped 2^{:.0f} {}: GPU 0 would need {:.1f} GiB\n", std::log2(double(total)),
+               prims::bench::type_name<K>(), gpu0_bytes / double(1 << 30));
     return std::nullopt;
   }
-  Result result{prims::bench::type_name<K>(), total, key_bytes, 0, 0, 0, {}, false, false};
 
   check(cudaSetDevice(0), "cudaSetDevice");
-  DeviceBuffer<K> input(total), reference(total);
+  DeviceBuffer<K> input(total), prims_out(total), cub_out(total);
   prims::bench::generate_keys(input.data(), total, 1);
-  {
-    DeviceBuffer<K> cub_out(total);
-    size_t prims_bytes = 0, cub_bytes = 0;
-    check(prims::device::radix_sort_keys(nullptr, prims_bytes, input.data(), reference.data(), total), "size");
-    check(cub::DeviceRadixSort::SortKeys(nullptr, cub_bytes, input.data(), cub_out.data(), total), "size");
-    DeviceBuffer<unsigned char> temp(std::max(prims_bytes, cub_bytes));
-    const Event start, stop;
-    std::vector<double> prims_ms, cub_ms;
-    for (int run = -1; run < repeats; ++run) {  // run -1 warms up
-      start.record(0);
-      check(prims::device::radix_sort_keys(temp.data(), prims_bytes, input.data(), reference.data(), total), "prims");
-      stop.record(0);
-      const double prims_run = Event::milliseconds_between(start, stop);
-      start.record(0);
-      check(cub::DeviceRadixSort::SortKeys(temp.data(), cub_bytes, input.data(), cub_out.data(), total), "CUB");
-      stop.record(0);
-      const double cub_run = Event::milliseconds_between(start, stop);
-      if (run >= 0) {
-        prims_ms.push_back(prims_run);
-        cub_ms.push_back(cub_run);
-      }
-    }
-    result.one_gpu_ms = median(prims_ms);
-    result.cub_ms = median(cub_ms);
-    result.cub_correct = prims::bench::same_bits(cub_out.data(), reference.data(), total);
-  }
+  const uint64_t input_fingerprint = prims::bench::fingerprint(input.data(), total);
+  const uint64_t input_keys = prims::bench::multiset_fingerprint(input.data(), total, total);
+  constexpr int kBits = 8 * int{sizeof(K)};
+  size_t prims_bytes = 0, cub_bytes = 0;
+  check(prims::device::radix_sort_keys(nullptr, prims_bytes, input.data(), prims_out.data(), total), "size");
+  check(cub::DeviceRadixSort::SortKeys(nullptr, cub_bytes, input.data(), cub_out.data(), total), "size");
+  DeviceBuffer<unsigned char> prims_temp(prims_bytes), cub_temp(cub_bytes);
 
   // The shards: the input split evenly (the last rank takes the remainder).
   std::vector<std::unique_ptr<Rank<K>>> shards;
@@ -184,47 +190,71 @@ std::optional<Result> bench_case(const std::vector<ncclComm_t>& comms, size_t to
     const size_t n = r + 1 == ranks ? total - per_rank * static_cast<size_t>(ranks - 1) : per_rank;
     check(cudaSetDevice(r), "cudaSetDevice");
     shards.push_back(std::make_unique<Rank<K>>(r, comms[static_cast<size_t>(r)], n));
-    check(cudaMemcpyPeer(shards.back()->keys.data(), r, input.data() + per_rank * static_cast<size_t>(r), 0,
-                         n * key_bytes),
+    Rank<K>& shard = *shards.back();
+    check(cudaMemcpyPeer(shard.keys.data(), r, input.data() + per_rank * static_cast<size_t>(r), 0, n * key_bytes),
           "copying a shard");
+    shard.keys_fingerprint = prims::bench::fingerprint(shard.keys.data(), n);
   }
-  input = DeviceBuffer<K>();  // room for the distributed runs on GPU 0
-  std::vector<double> dist_ms;
-  std::vector<std::array<double, kPhases>> phase_ms;
-  for (int run = -1; run < repeats; ++run) {
-    std::vector<std::array<double, kPhases>> rank_phases(static_cast<size_t>(ranks));
-    on_every_rank(ranks, [&](int r) { rank_phases[static_cast<size_t>(r)] = shards[static_cast<size_t>(r)]->sort(); });
-    if (run < 0) continue;
-    // The slowest rank's phases and total.
-    std::array<double, kPhases> slowest{};
-    double slowest_total = 0;
-    for (const auto& phases : rank_phases) {
-      double rank_total = 0;
-      for (int p = 0; p < kPhases; ++p) {
-        slowest[p] = std::max(slowest[p], phases[p]);
-        rank_total += phases[p];
-      }
-      slowest_total = std::max(slowest_total, rank_total);
-    }
-    dist_ms.push_back(slowest_total);
-    phase_ms.push_back(slowest);
-  }
-  result.dist_ms = median(dist_ms);
+  check(cudaSetDevice(0), "cudaSetDevice");
+
+  // Every distributed run's phases (the slowest rank's), the warm-up first, and the last run's total.
+  std::vector<std::array<double, kPhases>> phase_runs;
+  double last_dist_ms = 0;
+  auto one_gpu_sorted = [&](const K* out) {
+    return prims::bench::is_sorted_permutation(input.data(), out, total, total) &&
+           prims::bench::fingerprint(input.data(), total) == input_fingerprint;
+  };
+  const std::vector<Contender> contenders = {
+      {dist_name,
+       [&](cudaStream_t s) {
+         check(cudaStreamSynchronize(s), "waiting for GPU 0's L2 flush");  // lest it overlap rank 0's phases
+         std::vector<std::array<double, kPhases>> rank_phases(static_cast<size_t>(ranks));
+         on_every_rank(ranks,
+                       [&](int r) { rank_phases[static_cast<size_t>(r)] = shards[static_cast<size_t>(r)]->sort(); });
+         std::array<double, kPhases> slowest{};
+         double slowest_total = 0;
+         for (const auto& phases : rank_phases) {
+           double rank_total = 0;
+           for (int p = 0; p < kPhases; ++p) {
+             slowest[p] = std::max(slowest[p], phases[p]);
+             rank_total += phases[p];
+           }
+           slowest_total = std::max(slowest_total, rank_total);
+         }
+         phase_runs.push_back(slowest);
+         last_dist_ms = slowest_total;
+       },
+       [&] { return is_distributed_sort(shards, input_keys); }, {}, [&] { return last_dist_ms; }},
+      {"prims 1 GPU",
+       [&](cudaStream_t s) {
+         check(prims::device::radix_sort_keys(prims_temp.data(), prims_bytes, input.data(), prims_out.data(), total,
+                                              prims::Order::Ascending, 0, kBits, s),
+               "prims");
+       },
+       [&] { return one_gpu_sorted(prims_out.data()); }, {prims::bench::output(prims_out.data(), total)}},
+      {"CUB 1 GPU",
+       [&](cudaStream_t s) {
+         check(cub::DeviceRadixSort::SortKeys(cub_temp.data(), cub_bytes, input.data(), cub_out.data(), total, 0,
+                                              kBits, s),
+               "CUB");
+       },
+       [&] { return one_gpu_sorted(cub_out.data()); }, {prims::bench::output(cub_out.data(), total)}},
+  };
+  const std::vector<prims::bench::Timing> timings = harness.measure(contenders);
+  Result result{prims::bench::type_name<K>(),
+                total,
+                key_bytes,
+                timings[1].median_ms,
+                timings[2].median_ms,
+                timings[0].median_ms,
+                {},
+                timings[1].correct,
+                timings[2].correct,
+                timings[0].correct};
   for (int p = 0; p < kPhases; ++p) {
     std::vector<double> values;
-    for (const auto& phases : phase_ms) values.push_back(phases[p]);
+    for (size_t run = 1; run < phase_runs.size(); ++run) values.push_back(phase_runs[run][p]);  // past the warm-up
     result.phase_ms[p] = median(values);
-  }
-
-  // Each rank's output is its slice of the one-GPU output.
-  check(cudaSetDevice(0), "cudaSetDevice");
-  DeviceBuffer<K> staging(per_rank + total % static_cast<size_t>(ranks));
-  result.dist_correct = true;
-  for (int r = 0; r < ranks; ++r) {
-    const Rank<K>& shard = *shards[static_cast<size_t>(r)];
-    check(cudaMemcpyPeer(staging.data(), 0, shard.sorted.data(), r, shard.n * key_bytes), "copying back");
-    result.dist_correct = result.dist_correct &&
-                          prims::bench::same_bits(staging.data(), reference.data() + per_rank * r, shard.n);
   }
   for (int r = 0; r < ranks; ++r) {
     check(cudaSetDevice(r), "cudaSetDevice");  // each rank's stream and events go with their own device
@@ -234,22 +264,24 @@ std::optional<Result> bench_case(const std::vector<ncclComm_t>& comms, size_t to
   return result;
 }
 
+bool all_correct(const Result& r) { return r.dist_correct && r.one_gpu_correct && r.cub_correct; }
+
 void print_row(const Result& r) {
   auto rate = [&](double ms) { return r.n / (ms * 1e6); };
   fmt::print("{:<5} {:>6.1f} {:>12.2f} {:>12.2f} {:>13.2f}{:<7} {:>8.2f}x {:>10.2f} {:>10.2f} {:>10.2f}\n", r.type,
              std::log2(double(r.n)), rate(r.one_gpu_ms), rate(r.cub_ms), rate(r.dist_ms),
-             r.dist_correct && r.cub_correct ? "" : " WRONG", r.one_gpu_ms / r.dist_ms, r.phase_ms[0], r.phase_ms[1],
-             r.phase_ms[2]);
+             all_correct(r) ? "" : " WRONG", r.one_gpu_ms / r.dist_ms, r.phase_ms[0], r.phase_ms[1], r.phase_ms[2]);
   std::fflush(stdout);
 }
 
-void write_json(const std::string& path, const std::string& device, int ranks, double copy_gbs, int repeats,
-                const std::vector<Result>& results) {
-  std::ofstream out(path);
+void write_json(const prims::bench::Harness& harness, int ranks, const std::vector<Result>& results) {
+  std::ofstream out(harness.json_path());
   out << fmt::format("{{\n  \"bench\": \"bench_dist_sort\",\n  \"device\": \"{}\",\n  \"gpus\": {},\n"
-                     "  \"copy_gbs\": {:.1f},\n  \"repeats\": {},\n  \"results\": [\n",
-                     device, ranks, copy_gbs, repeats);
+                     "  \"cub_version\": \"{}\",\n  \"copy_gbs\": {:.1f},\n  \"repeats\": {},\n  \"results\": [\n",
+                     harness.device_name(), ranks, prims::bench::Harness::cccl_version(), harness.copy_gbs(),
+                     harness.repeats());
   const std::string dist = fmt::format("prims {} GPUs", ranks);
+  auto json_bool = [](bool value) { return value ? "true" : "false"; };
   for (size_t i = 0; i < results.size(); ++i) {
     const Result& r = results[i];
     out << fmt::format("    {{\"bench\": \"sort\", \"type\": \"{}\", \"variant\": \"{} GPUs\", \"n\": {}, "
@@ -257,14 +289,14 @@ void write_json(const std::string& path, const std::string& device, int ranks, d
                        r.type, ranks, r.n, r.key_bytes);
     out << fmt::format("\"median_ms\": {{\"{}\": {:.6f}, \"prims 1 GPU\": {:.6f}, \"CUB 1 GPU\": {:.6f}}}, ", dist,
                        r.dist_ms, r.one_gpu_ms, r.cub_ms);
-    out << fmt::format("\"correct\": {{\"{}\": {}, \"prims 1 GPU\": true, \"CUB 1 GPU\": {}}}, ", dist,
-                       r.dist_correct ? "true" : "false", r.cub_correct ? "true" : "false");
+    out << fmt::format("\"correct\": {{\"{}\": {}, \"prims 1 GPU\": {}, \"CUB 1 GPU\": {}}}, ", dist,
+                       json_bool(r.dist_correct), json_bool(r.one_gpu_correct), json_bool(r.cub_correct));
     out << fmt::format("\"phase_ms\": {{\"{}\": {:.6f}, \"{}\": {:.6f}, \"{}\": {:.6f}}}}}", kPhaseNames[0],
                        r.phase_ms[0], kPhaseNames[1], r.phase_ms[1], kPhaseNames[2], r.phase_ms[2]);
     out << (i + 1 < results.size() ? ",\n" : "\n");
   }
   out << "  ]\n}\n";
-  if (!out) throw std::runtime_error("cannot write " + path);
+  if (!out) throw std::runtime_error("cannot write " + harness.json_path());
 }
 
 }  // namespace
@@ -272,27 +304,20 @@ void write_json(const std::string& path, const std::string& device, int ranks, d
 int main(int argc, char** argv) {
   // NVLink multicast stays off on the machines this runs on; an explicit setting in the environment wins.
   setenv("NCCL_NVLS_ENABLE", "0", 0);
-  int min_log2 = 28, max_log2 = 32, u64_log2 = 30, repeats = 10, gpus = 0;
-  std::string json_path;
-  CLI::App app{"bench_dist_sort: one GPU against several on the same keys"};
-  app.add_option("--min-log2", min_log2, "smallest total of u32 keys, as a power of two");
-  app.add_option("--max-log2", max_log2, "largest total of u32 keys, as a power of two");
-  app.add_option("--u64-log2", u64_log2, "total of u64 keys, as a power of two (0: none)");
-  app.add_option("--repeats", repeats, "timed runs per contender (the median is reported)")->check(CLI::PositiveNumber);
-  app.add_option("--gpus", gpus, "GPUs of the distributed sort (default: all)");
-  app.add_option("--json", json_path, "write the results as JSON to this file");
-  CLI11_PARSE(app, argc, argv);
   try {
+    int u64_log2 = 30, gpus = 0;
+    prims::bench::Harness harness(argc, argv, "bench_dist_sort", 28, 32, 1, 10, [&](CLI::App& app) {
+      app.add_option("--u64-log2", u64_log2, "total of u64 keys, as a power of two (0: none)");
+      app.add_option("--gpus", gpus, "GPUs of the distributed sort (default: all)");
+    });
     int count = 0;
     check(cudaGetDeviceCount(&count), "cudaGetDeviceCount");
     const int ranks = gpus > 0 ? std::min(gpus, count) : count;
     std::vector<ncclComm_t> comms(static_cast<size_t>(ranks));
     check_nccl(ncclCommInitAll(comms.data(), ranks, nullptr), "ncclCommInitAll");
-    cudaDeviceProp props{};
-    check(cudaGetDeviceProperties(&props, 0), "cudaGetDeviceProperties");
     check(cudaSetDevice(0), "cudaSetDevice");
-    const double copy_gbs = copy_bandwidth_gbs();
-    fmt::print("bench_dist_sort on {} x {}; GPU 0 device-to-device copy {:.0f} GB/s\n", ranks, props.name, copy_gbs);
+    fmt::print("the distributed sort on {} GPUs; keys/s of one GPU (prims, CUB) and of {} GPUs (prims)\n", ranks,
+               ranks);
     fmt::print("{:<5} {:>6} {:>12} {:>12} {:>20} {:>9} {:>10} {:>10} {:>10}\n", "type", "log2n", "1 GPU Gk/s",
                "CUB Gk/s", fmt::format("{} GPUs Gk/s", ranks), "speed-up", "part. ms", "exch. ms", "sort ms");
     std::vector<Result> results;
@@ -301,16 +326,15 @@ int main(int argc, char** argv) {
       print_row(*result);
       results.push_back(*result);
     };
-    for (int log2n = min_log2; log2n <= max_log2; ++log2n) {
-      record(bench_case<uint32_t>(comms, size_t{1} << log2n, repeats));
+    for (int log2n = harness.min_log2(); log2n <= harness.max_log2(); log2n += harness.step_log2()) {
+      record(bench_case<uint32_t>(harness, comms, size_t{1} << log2n));
     }
-    if (u64_log2 > 0) record(bench_case<uint64_t>(comms, size_t{1} << u64_log2, repeats));
-    if (!json_path.empty()) write_json(json_path, props.name, ranks, copy_gbs, repeats, results);
-    for (ncclComm_t comm : comms) ncclCommDestroy(comm);
-    const bool all_correct = std::all_of(results.begin(), results.end(),
-                                         [](const Result& r) { return r.dist_correct && r.cub_correct; });
-    if (!all_correct) fmt::print("bench_dist_sort: some outputs were WRONG (marked in the table)\n");
-    return all_correct ? 0 : 1;
+    if (u64_log2 > 0) record(bench_case<uint64_t>(harness, comms, size_t{1} << u64_log2));
+    if (!harness.json_path().empty()) write_json(harness, ranks, results);
+    for (ncclComm_t comm : comms) check_nccl(ncclCommDestroy(comm), "ncclCommDestroy");
+    const bool correct = std::all_of(results.begin(), results.end(), all_correct);
+    if (!correct) fmt::print("bench_dist_sort: some outputs were WRONG (marked in the table)\n");
+    return correct ? 0 : 1;
   } catch (const std::exception& e) {
     fmt::print(stderr, "bench_dist_sort: error: {}\n", e.what());
     return 1;

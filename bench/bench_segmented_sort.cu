@@ -6,9 +6,12 @@
 //   2^20 segments of 64 keys, 2^8 segments of 2^20 keys, and a grid of segment sizes 16, 256, 4096 and 65536 at
 //   2^26 keys in all; and u64 and f64 keys (entropy 1.0) in the two shapes of the smallest segments, where the
 //   sort keeps a word per key whose width depends on the key's.
-// No contender writes its input, so every run reads the same pristine keys. Keys are compared bitwise with
-// DeviceSegmentedRadixSort's (stable); values too, except DeviceSegmentedSort::SortPairs', which CUB does not
-// promise to be stable. GB/s counts each key (and value) read once and written once.
+// No contender writes its input, so every run reads the same pristine keys (no prepare step); every check verifies
+// the keys, values and offsets against their fingerprints too. Every contender's output is checked on its own after
+// its last timed run: each segment sorted and holding the input segment's keys (a fingerprint), and with values (the
+// input indices) each value pointing at an input key of its segment with the output key's bits, all different, and
+// equal keys in input order, except for DeviceSegmentedSort::SortPairs, which CUB does not promise to be stable.
+// GB/s counts each key (and value) read once and written once.
 #include <cub/device/device_segmented_radix_sort.cuh>
 #include <cub/device/device_segmented_sort.cuh>
 
@@ -18,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "checks.cuh"
 #include "harness.cuh"
 #include "prims/device/segmented_radix_sort.cuh"
 #include "sort_inputs.cuh"
@@ -25,7 +29,7 @@
 namespace {
 
 using prims::bench::Contender;
-using prims::bench::same_bits;
+using prims::bench::output;
 
 /// One case: num_segments segments of segment_items keys each.
 struct Shape {
@@ -46,12 +50,15 @@ const char* type_name<uint64_t>() { return "u64"; }
 template <>
 const char* type_name<double>() { return "f64"; }
 
-/// The buffers at the largest size: pristine keys and values, and one output per contender.
+/// The buffers at the largest size: pristine keys and values (the indices) with their fingerprints, and one output
+/// per contender.
 template <class K>
 struct Buffers {
   prims::DeviceBuffer<K> keys, prims_keys, sort_keys, radix_keys;
   prims::DeviceBuffer<uint32_t> values, prims_values, sort_values, radix_values;
   prims::DeviceBuffer<int> offsets;
+  uint64_t keys_fingerprint = 0;
+  uint64_t values_fingerprint = 0;
 
   Buffers(size_t n, size_t max_segments)
       : keys(n), prims_keys(n), sort_keys(n), radix_keys(n), values(n), prims_values(n), sort_values(n),
@@ -130,11 +137,24 @@ void bench_case(prims::bench::Harness& harness, Buffers<K>& b, const Shape& shap
          prims::check(cub_radix(radix_temp.data(), radix_bytes, s), "cub DeviceSegmentedRadixSort");
        }},
   };
-  contenders[0].check = [&] {
-    return same_bits(b.prims_keys.data(), b.radix_keys.data(), n) &&
-           (!pairs || same_bits(b.prims_values.data(), b.radix_values.data(), n));
+  const uint64_t offsets_fingerprint = prims::bench::fingerprint(b.offsets.data(), num_segments + 1);
+  auto inputs_intact = [&] {
+    return prims::bench::fingerprint(b.keys.data(), b.keys.size()) == b.keys_fingerprint &&
+           prims::bench::fingerprint(b.values.data(), b.values.size()) == b.values_fingerprint &&
+           prims::bench::fingerprint(b.offsets.data(), num_segments + 1) == offsets_fingerprint;
   };
-  contenders[1].check = [&] { return same_bits(b.sort_keys.data(), b.radix_keys.data(), n); };
+  const K* in_keys = b.keys.data();
+  auto check_output = [&](Contender& contender, K* keys, uint32_t* values, bool stable) {
+    contender.check = [=] {
+      return prims::bench::is_sorted_permutation(in_keys, keys, pairs ? values : nullptr, n, segment_items, stable) &&
+             inputs_intact();
+    };
+    contender.outputs = {output(keys, n)};
+    if (pairs) contender.outputs.push_back(output(values, n));
+  };
+  check_output(contenders[0], b.prims_keys.data(), b.prims_values.data(), true);
+  check_output(contenders[1], b.sort_keys.data(), b.sort_values.data(), false);
+  check_output(contenders[2], b.radix_keys.data(), b.radix_values.data(), true);
 
   const double bytes_per_item = 2.0 * (sizeof(K) + (pairs ? sizeof(uint32_t) : 0));
   harness.run_case({"segsort", type, variant}, n, bytes_per_item, contenders);
@@ -152,6 +172,8 @@ void bench_type(prims::bench::Harness& harness, const Shape (&shapes)[SHAPES], s
   prims::bench::generate_keys(buffers.keys.data(), max_n, 1);
   prims::bench::generate(buffers.values.data(), max_n, 5,
                          [] __device__(uint64_t, size_t i) { return static_cast<uint32_t>(i); });
+  buffers.keys_fingerprint = prims::bench::fingerprint(buffers.keys.data(), max_n);
+  buffers.values_fingerprint = prims::bench::fingerprint(buffers.values.data(), max_n);
   for (bool with_values : pairs) {
     for (const Shape& shape : shapes) bench_case(harness, buffers, shape, with_values);
   }

@@ -54,12 +54,17 @@ def main():
     for ax, (key, contenders) in zip(axes.flat, panels.items()):
         for contender, points in sorted(contenders.items()):
             points.sort()
-            # Contenders of the multi-GPU bench ("prims 2 GPUs", "CUB 1 GPU") take their library's colour; one
-            # GPU's lines are dashed.
+            # Contenders of the multi-GPU bench ("prims 2 GPUs", "CUB 1 GPU") and bench_reduce's "... (returns to
+            # host)" take their library's colour; one GPU's lines are dashed, returns to the host dash-dotted.
             library = contender.split()[0]
+            if contender.endswith("1 GPU"):
+                style = "--"
+            elif contender.endswith("(returns to host)"):
+                style = "-."
+            else:
+                style = ":" if library in ALGORITHM_COLORS else "-"
             ax.plot([math.log2(n) for n, _ in points], [v for _, v in points], marker="o", ms=3, label=contender,
-                    color=COLORS.get(library, ALGORITHM_COLORS.get(library, "tab:gray")),
-                    linestyle="--" if contender.endswith("1 GPU") else ":" if library in ALGORITHM_COLORS else "-")
+                    color=COLORS.get(library, ALGORITHM_COLORS.get(library, "tab:gray")), linestyle=style)
         ax.set_title(" ".join(k for k in key if k and k != "-"), fontsize=9)
         ax.set_xlabel("log2(n)")
         unit = "G items/s" if key[0].startswith("sort") else "GB/s"

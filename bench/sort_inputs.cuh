@@ -1,13 +1,12 @@
 #pragma once
-// The inputs of the sort benches (bench_sort, tune_sort): key distributions by bit entropy, and a bitwise
-// comparison of device arrays.
-#include <thrust/equal.h>
-#include <thrust/execution_policy.h>
-
+// The inputs of the sort benches (bench_sort, tune_sort, bench_partition, bench_segmented_sort, bench_dist_sort):
+// key distributions by bit entropy, and the check of a sort's output.
 #include <cstdint>
 #include <type_traits>
 
+#include "checks.cuh"
 #include "harness.cuh"
+#include "prims/util/radix_key.cuh"
 
 namespace prims::bench {
 
@@ -37,14 +36,57 @@ void generate_keys(K* keys, size_t n, int words) {
   });
 }
 
-/// Bitwise equality of two device arrays (floats compared as bits, so NaNs and signed zeros count).
-template <class T>
-bool same_bits(const T* a, const T* b, size_t n) {
-  using Word = std::conditional_t<sizeof(T) == 8, uint64_t, uint32_t>;
-  static_assert(sizeof(T) == sizeof(Word), "benched keys and values are 4 or 8 bytes");
-  const Word* wa = reinterpret_cast<const Word*>(a);
-  const Word* wb = reinterpret_cast<const Word*>(b);
-  return thrust::equal(thrust::device, wa, wa + n, wb);
+/// A sort's order of keys: their ordered bits (prims/util/radix_key.cuh), the order of every benched sort.
+template <class K>
+struct WholeKey {
+  __host__ __device__ auto operator()(K key) const { return RadixKey<K>::ordered_bits(key); }
+};
+
+/// A fingerprint of the multiset of (segment, key) pairs in keys[0..n), the segments being runs of segment_items
+/// keys: equal for two arrays whose every segment holds the same keys in any order.
+template <class K>
+uint64_t multiset_fingerprint(const K* keys, size_t n, size_t segment_items) {
+  return sum_over(n, [=] __device__(size_t i) {
+    return mix_bits(bits_of(keys[i]) ^ mix_bits(~(i / segment_items)));
+  });
+}
+
+/// Whether out_keys[0..n) is in_keys[0..n) sorted ascending by order_of(key), every run of segment_items keys
+/// (a segment) on its own. With values (out_values not null; the input's values are its indices 0, 1, ...): every
+/// output value is the index of an input key in the same segment, that key's bits are the output key's, the
+/// values are all different (fingerprint), and with `stable` equal keys keep their input order. Keys alone: every
+/// segment holds the input segment's keys (fingerprint); a stable sort of keys alone is unobservable unless
+/// order_of leaves out some of the key's bits, for which a bench compares with a checked reference instead.
+template <class K, class V, class OrderOf = WholeKey<K>>
+bool is_sorted_permutation(const K* in_keys, const K* out_keys, const V* out_values, size_t n, size_t segment_items,
+                           bool stable, OrderOf order_of = {}) {
+  const size_t unsorted = count_if(n, [=] __device__(size_t o) {
+    return o + 1 < n && (o + 1) % segment_items != 0 && order_of(out_keys[o + 1]) < order_of(out_keys[o]);
+  });
+  if (unsorted != 0) return false;
+  if (out_values == nullptr) {
+    return multiset_fingerprint(out_keys, n, segment_items) == multiset_fingerprint(in_keys, n, segment_items);
+  }
+  const size_t misplaced = count_if(n, [=] __device__(size_t o) {
+    const V v = out_values[o];
+    if (static_cast<size_t>(v) >= n || static_cast<size_t>(v) / segment_items != o / segment_items) return true;
+    if (bits_of(out_keys[o]) != bits_of(in_keys[v])) return true;
+    const bool next_ties =
+        o + 1 < n && (o + 1) % segment_items != 0 && order_of(out_keys[o + 1]) == order_of(out_keys[o]);
+    return stable && next_ties && out_values[o + 1] <= v;
+  });
+  const uint64_t values =
+      sum_over(n, [=] __device__(size_t o) { return mix_bits(static_cast<uint64_t>(out_values[o])); });
+  const uint64_t indices = sum_over(n, [=] __device__(size_t i) { return mix_bits(i); });
+  return misplaced == 0 && values == indices;
+}
+
+/// Keys alone: no values to check.
+template <class K, class OrderOf = WholeKey<K>>
+bool is_sorted_permutation(const K* in_keys, const K* out_keys, size_t n, size_t segment_items,
+                           OrderOf order_of = {}) {
+  return is_sorted_permutation(in_keys, out_keys, static_cast<const uint32_t*>(nullptr), n, segment_items, true,
+                               order_of);
 }
 
 /// A sort bench's fresh input before each timed run: the shared input and Thrust's in-place copy get the pristine

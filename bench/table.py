@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 """Prints a Markdown table from bench JSON files: for each (bench, type, variant) and chosen sizes, the median time of
-every contender, prims' throughput, and prims' speed-up over each other contender (>1 means prims is faster).
+every contender, prims' throughput, and prims' speed-up over each other contender (>1 means prims is faster). A
+contender the JSON names under "compared_with" is compared with that one instead (bench_reduce: Thrust returns its
+sum to the host, so its ratio is against prims returning to the host).
 
     python3 bench/table.py bench/results/*-bench_reduce.json --log2 20 24 30
 """
@@ -29,7 +31,9 @@ def main():
         sort = data["bench"] in ("bench_sort", "bench_dist_sort")
         rate = "Gkeys/s" if sort else "GB/s"
         print(f"{data['bench']} on {data['device']} (copy {copy:.0f} GB/s)\n")
-        header = ["case", "n"] + [f"{c} us" for c in contenders] + [f"{ours} {rate}"] + [f"vs {c}" for c in others]
+        compared_with = rows[0].get("compared_with", {})
+        ratios = [f"{compared_with[c]} vs {c}" if c in compared_with else f"vs {c}" for c in others]
+        header = ["case", "n"] + [f"{c} us" for c in contenders] + [f"{ours} {rate}"] + ratios
         print("| " + " | ".join(header) + " |")
         print("|" + "---|" * len(header))
         for r in rows:
@@ -41,7 +45,7 @@ def main():
                 throughput = f"{gbs:.0f} ({100 * gbs / copy:.0f}%)"
             case = " ".join(x for x in (r["bench"], r["type"], r["variant"]) if x and x != "-")
             cells = [case, f"2^{round(math.log2(r['n']))}"] + [f"{ms[c] * 1e3:.1f}" for c in contenders]
-            cells += [throughput] + [f"{ms[c] / ms[ours]:.2f}x" for c in others]
+            cells += [throughput] + [f"{ms[c] / ms[compared_with.get(c, ours)]:.2f}x" for c in others]
             print("| " + " | ".join(cells) + " |")
         print()
 

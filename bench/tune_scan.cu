@@ -1,10 +1,13 @@
 // tune_scan: the tuning sweep behind the scan policies in device/detail/scan_kernels.cuh. Times exclusive sums
 // of i32 and i64 with several single-pass and reduce-then-scan policies against cub::DeviceScan::ExclusiveSum,
-// same data, same run; the ratio columns are each policy's time over CUB's (below 1: faster than CUB).
+// same data, same run; the ratio columns are each policy's time over CUB's (below 1: faster than CUB). Every output,
+// CUB's too, is checked exactly after the contender's last timed run, and the input against its fingerprint.
 #include <cub/device/device_scan.cuh>
 
 #include <string>
+#include <type_traits>
 
+#include "checks.cuh"
 #include "harness.cuh"
 #include "prims/device/scan.cuh"
 
@@ -53,18 +56,28 @@ struct ReduceThenScan {
 };
 
 template <class T>
-__global__ void count_disagreements_kernel(const T* got, const T* reference, size_t n, unsigned long long* count) {
-  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x) {
-    if (got[i] != reference[i]) atomicAdd(count, 1ull);
-  }
-}
-
-template <class T>
 struct Buffers {
   prims::DeviceBuffer<T> in, out, cub_out;
+  uint64_t in_fingerprint;
   std::vector<prims::DeviceBuffer<unsigned char>> temps;
 };
 
+/// Whether out[0..n) is the exclusive sum of the input's first n items (each output less the one before it is the
+/// input item before it, modulo 2^bits), and the input is intact.
+template <class T>
+bool is_exclusive_sum(const Buffers<T>& buffers, const T* out, size_t n) {
+  using Unsigned = std::make_unsigned_t<T>;
+  const T* in = buffers.in.data();
+  const size_t wrong = prims::bench::count_if(n, [=] __device__(size_t i) {
+    const Unsigned before = i == 0 ? Unsigned{0} : static_cast<Unsigned>(out[i - 1]);
+    const Unsigned item = i == 0 ? Unsigned{0} : static_cast<Unsigned>(in[i - 1]);
+    return static_cast<Unsigned>(static_cast<Unsigned>(out[i]) - before) != item;
+  });
+  return wrong == 0 && prims::bench::fingerprint(in, buffers.in.size()) == buffers.in_fingerprint;
+}
+
+/// A policy's contender. Every policy writes the one output buffer, poisoned before each run: the check sees this
+/// policy's last timed output.
 template <class Policy, class T>
 Contender contender(Buffers<T>& buffers, size_t n) {
   size_t bytes = 0;
@@ -75,17 +88,8 @@ Contender contender(Buffers<T>& buffers, size_t n) {
     size_t b = bytes;
     prims::check(Policy::run(temp, b, buffers.in.data(), buffers.out.data(), n, s), Policy::name().c_str());
   };
-  // Runs once more on its own and compares with CUB's output (the timed runs all share one output buffer).
-  auto check = [=, &buffers] {
-    prims::check(cudaMemset(buffers.out.data(), 0xff, n * sizeof(T)), "poison");
-    run(0);
-    prims::DeviceBuffer<unsigned long long> count(1);
-    count.fill_bytes(0);
-    count_disagreements_kernel<<<1024, 256>>>(buffers.out.data(), buffers.cub_out.data(), n, count.data());
-    prims::check(cudaGetLastError(), "count_disagreements_kernel");
-    return count.download()[0] == 0;
-  };
-  return {Policy::name(), run, check};
+  auto check = [=, &buffers] { return is_exclusive_sum(buffers, buffers.out.data(), n); };
+  return {Policy::name(), run, check, {prims::bench::output(buffers.out.data(), n)}};
 }
 
 template <class T, class... Policies>
@@ -97,12 +101,15 @@ void sweep(prims::bench::Harness& harness, const char* type, const char* family,
   buffers.temps.reserve(sizeof...(Policies) + 1);
   buffers.temps.emplace_back(cub_bytes);
   unsigned char* cub_temp = buffers.temps.back().data();
-  std::vector<Contender> contenders = {{"CUB", [&, cub_temp](cudaStream_t s) {
-                                          size_t b = cub_bytes;
-                                          prims::check(cub::DeviceScan::ExclusiveSum(cub_temp, b, buffers.in.data(),
-                                                                                     buffers.cub_out.data(), cub_n, s),
-                                                       "cub");
-                                        }}};
+  std::vector<Contender> contenders = {
+      {"CUB",
+       [&, cub_temp](cudaStream_t s) {
+         size_t b = cub_bytes;
+         prims::check(cub::DeviceScan::ExclusiveSum(cub_temp, b, buffers.in.data(), buffers.cub_out.data(), cub_n, s),
+                      "cub");
+       },
+       [&] { return is_exclusive_sum(buffers, buffers.cub_out.data(), n); },
+       {prims::bench::output(buffers.cub_out.data(), n)}}};
   (contenders.push_back(contender<Policies>(buffers, n)), ...);
   harness.run_case({"tune_excl", type, family}, n, 2.0 * sizeof(T), contenders);
 }
@@ -110,8 +117,10 @@ void sweep(prims::bench::Harness& harness, const char* type, const char* family,
 template <class T>
 void tune_type(prims::bench::Harness& harness, const char* type) {
   const size_t max_n = size_t{1} << harness.max_log2();
-  Buffers<T> buffers{prims::DeviceBuffer<T>(max_n), prims::DeviceBuffer<T>(max_n), prims::DeviceBuffer<T>(max_n), {}};
+  Buffers<T> buffers{
+      prims::DeviceBuffer<T>(max_n), prims::DeviceBuffer<T>(max_n), prims::DeviceBuffer<T>(max_n), 0, {}};
   prims::bench::generate(buffers.in.data(), max_n, 11, [] __device__(uint64_t bits, size_t) { return T(bits & 0xff); });
+  buffers.in_fingerprint = prims::bench::fingerprint(buffers.in.data(), max_n);
   for (int log2n = harness.min_log2(); log2n <= harness.max_log2(); log2n += harness.step_log2()) {
     const size_t n = size_t{1} << log2n;
     // Bytes between two tiles' status words (the smallest that holds a word packs them: 8 or 16 bytes).

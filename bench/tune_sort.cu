@@ -2,7 +2,8 @@
 // "tune_sort") and the hybrid policy in device/detail/radix_sort_hybrid.cuh ("tune_hybrid", against the shipped
 // Onesweep). Sorts random keys (u32, u32/u32 pairs, f32, u64) with several policies against cub::DeviceRadixSort,
 // same data, same run, fresh input before every timed run; the ratio columns are each policy's time over CUB's
-// (below 1: faster). Every policy's output is compared bitwise with CUB's.
+// (below 1: faster). Every output, CUB's too, is checked after the contender's last timed run: sorted, the input's
+// keys, and with values (the input indices) each pointing at its key, all different, equal keys in input order.
 #include <cub/device/device_radix_sort.cuh>
 
 #include <string>
@@ -17,7 +18,7 @@
 namespace {
 
 using prims::bench::Contender;
-using prims::bench::same_bits;
+using prims::bench::output;
 namespace detail = prims::detail;
 
 /// The shipped policy with the pass kernel's block shape and blocks an SM replaced.
@@ -94,39 +95,45 @@ void sweep(prims::bench::Harness& harness, const char* bench, const char* type, 
   b.temps.reserve(sizeof...(Variants) + 1);
   b.temps.emplace_back(cub_bytes);
   unsigned char* cub_temp = b.temps.back().data();
+  K* cub_out = b.cub_out.data();
+  V* cub_values = b.cub_values.data();
+  // Every variant writes the one output, poisoned before each run: a check sees this variant's last timed output.
+  K* out = b.out.data();
+  V* values_out = b.values_out.data();
+  auto sorted = [&b, n](const K* keys, const V* values) {
+    if constexpr (kPairs) {
+      return prims::bench::is_sorted_permutation(b.pristine.data(), keys, values, n, n, true);
+    } else {
+      return prims::bench::is_sorted_permutation(b.pristine.data(), keys, n, n);
+    }
+  };
+  auto outputs = [n](K* keys, V* values) {
+    std::vector<prims::bench::Output> written = {output(keys, n)};
+    if constexpr (kPairs) written.push_back(output(values, n));
+    return written;
+  };
   std::vector<Contender> contenders = {
-      {"CUB", [=](cudaStream_t s) {
+      {"CUB",
+       [=](cudaStream_t s) {
          size_t bytes = cub_bytes;
          prims::check(cub_sort(cub_temp, bytes, s), "cub");
-       }}};
+       },
+       [=] { return sorted(cub_out, cub_values); }, outputs(cub_out, cub_values)}};
   auto add = [&](auto variant) {
     using Variant = decltype(variant);
-    const detail::PassBuffers<K, V> io{b.in.data(), b.out.data(), kPairs ? b.values_in.data() : nullptr,
-                                       kPairs ? b.values_out.data() : nullptr};
+    const detail::PassBuffers<K, V> io{b.in.data(), out, kPairs ? b.values_in.data() : nullptr,
+                                       kPairs ? values_out : nullptr};
     size_t bytes = 0;
     prims::check(Variant::template sort<K, V>(nullptr, bytes, io, n, stream), "size");
     b.temps.emplace_back(bytes);
     unsigned char* temp = b.temps.back().data();
     const std::string name = Variant::name();
-    Contender c{name, [=](cudaStream_t s) {
-                  size_t size = bytes;
-                  prims::check(Variant::template sort<K, V>(temp, size, io, n, s), name.c_str());
-                }};
-    // The harness has just run this variant from fresh input (a sort leaves its input as it was). Every variant
-    // writes the same output, so it is poisoned and written once more, lest an earlier variant's pass for this one's.
-    c.check = [=, &b] {
-      prims::check(cudaMemset(b.out.data(), 0xff, n * sizeof(K)), "poisoning keys");
-      if constexpr (kPairs) {
-        prims::check(cudaMemset(b.values_out.data(), 0xff, n * sizeof(V)), "poisoning values");
-      }
-      c.run(0);
-      prims::check(cudaDeviceSynchronize(), name.c_str());
-      if constexpr (kPairs) {
-        if (!same_bits(b.values_out.data(), b.cub_values.data(), n)) return false;
-      }
-      return same_bits(b.out.data(), b.cub_out.data(), n);
-    };
-    contenders.push_back(c);
+    contenders.push_back({name,
+                          [=](cudaStream_t s) {
+                            size_t size = bytes;
+                            prims::check(Variant::template sort<K, V>(temp, size, io, n, s), name.c_str());
+                          },
+                          [=] { return sorted(out, values_out); }, outputs(out, values_out)});
   };
   (add(Variants{}), ...);
   auto prepare = [&] {

@@ -30,6 +30,8 @@ note "build ok"
 
 status=0
 if wants tests; then
+  # Four at a time, but the large and multi-GPU tests (*Large*, *Dist*) one at a time: they share a RESOURCE_LOCK
+  # (tests/CMakeLists.txt), lest two of them together run the GPU out of memory.
   ctest --test-dir "$BUILD" -j4 --output-on-failure -R "${TEST_FILTER:-.}" >"$OUT/ctest.log" 2>&1 || status=1
   note "tests: $(grep -E 'tests passed|tests failed' "$OUT/ctest.log")"
   grep -E '^\s+[0-9]+ - .*(Failed|Timeout|Exception)' "$OUT/ctest.log" | head -30 | tee -a "$summary"
