@@ -18,7 +18,7 @@ class UsageError : public AppError {
   using AppError::AppError;
 };
 
-/// Throws AppError("<what>: <strerror(errno)>").
+/// Throws AppError("<what>: <strerror(errno)>"); for EFBIG under a file-size limit, the limit follows in bytes.
 [[noreturn]] void throw_system_error(const std::string& what);
 
 }  // namespace radix_sort

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -30,7 +31,16 @@
 
 namespace radix_sort {
 
-void throw_system_error(const std::string& what) { throw AppError(fmt::format("{}: {}", what, std::strerror(errno))); }
+void throw_system_error(const std::string& what) {
+  const int error = errno;
+  std::string message = fmt::format("{}: {}", what, std::strerror(error));
+  // "File too large" alone does not say which limit was reached; the likely one is the process's own.
+  struct rlimit limit {};
+  if (error == EFBIG && ::getrlimit(RLIMIT_FSIZE, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY) {
+    message += fmt::format(" (the file-size limit, ulimit -f, is {} bytes)", limit.rlim_cur);
+  }
+  throw AppError(message);
+}
 
 namespace {
 
@@ -307,7 +317,8 @@ bool AtomicOutput::map(size_t capacity, unsigned threads) {
   while ((status = ::fallocate(fd_, 0, 0, static_cast<off_t>(capacity))) != 0 && errno == EINTR) {
   }
   if (status != 0) {
-    if (errno == EOPNOTSUPP || errno == ENOSYS || errno == EINVAL) return false;
+    // EFBIG: the capacity, only a bound for text, passes the file-size limit; appending fails only if the output does.
+    if (errno == EOPNOTSUPP || errno == ENOSYS || errno == EINVAL || errno == EFBIG) return false;
     throw_system_error(fmt::format("cannot write '{}'", path_));
   }
   void* mapping = ::mmap(nullptr, capacity, PROT_READ | PROT_WRITE, MAP_SHARED, fd_, 0);

@@ -69,7 +69,8 @@ class AtomicOutput {
   /// Reserves `capacity` bytes of disk for the temporary file (so a full disk fails here, with a message, and never
   /// while filling), maps them writable and faults the pages in on up to `threads` threads, so that filling them
   /// later is a plain memory copy. Returns false, changing nothing, where mapping does not apply: stdout, an empty
-  /// output, a FIFO or device, something already written, or a file system without fallocate(); use write() then.
+  /// output, a FIFO or device, something already written, a file system without fallocate(), or a capacity past the
+  /// file-size limit (text's capacity is only a bound); use write() then.
   /// Throws AppError.
   /// Safe to call on another thread while the caller does other work, as long as nothing else touches this output.
   bool map(size_t capacity, unsigned threads);

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <csignal>
 #include <cstdio>
 #include <exception>
 #include <new>
@@ -12,6 +13,9 @@
 int main(int argc, char** argv) {
   // Exit statuses follow sort(1): 1 when --check finds disorder, 2 for errors.
   constexpr int error_status = 2;
+  // Past a file-size limit (ulimit -f) a write then fails with EFBIG, which is reported, rather than killing the
+  // program without a word.
+  std::signal(SIGXFSZ, SIG_IGN);
   try {
     const auto options = radix_sort::parse_options(argc, argv);
     if (!options) return 0;

@@ -2,6 +2,8 @@
 // Running the built radix_sort in a scratch directory per test, and the helpers its end-to-end tests share.
 
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -100,6 +102,46 @@ class RadixSortApp : public testing::TestWithParam<const char*> {
   /// Runs `radix_sort <arguments> --backend <param>` (arguments are file names in the scratch directory).
   RunResult run(const std::string& arguments, bool with_backend = true) const {
     return finish(std::system(command(arguments, with_backend).c_str()));
+  }
+
+  /// Starts `radix_sort <arguments> --backend <param>` in a child process, with file sizes limited to
+  /// `file_size_limit` bytes where non-zero; SIGXFSZ is left at its default, which ends a program that does not
+  /// ignore it.
+  pid_t start(const std::string& arguments, size_t file_size_limit = 0) const {
+    const std::string shell_command = command(arguments);
+    const pid_t child = ::fork();
+    if (child == 0) {
+      if (file_size_limit > 0) {
+        ::signal(SIGXFSZ, SIG_DFL);
+        const rlimit limit{file_size_limit, file_size_limit};
+        ::setrlimit(RLIMIT_FSIZE, &limit);
+      }
+      ::execl("/bin/sh", "sh", "-c", shell_command.c_str(), static_cast<char*>(nullptr));
+      ::_exit(127);
+    }
+    return child;
+  }
+
+  /// The wait status of a child that start() began.
+  static int wait(pid_t child) {
+    int status = 0;
+    ::waitpid(child, &status, 0);
+    return status;
+  }
+
+  /// Expects `radix_sort <arguments>` under a file-size limit of `limit` bytes to end (not be killed) with status 2
+  /// and one error line: "<cannot_write>: File too large" and the limit. Leaves checking the target to the caller.
+  void expect_file_size_limit_error(const std::string& arguments, size_t limit, const std::string& cannot_write) {
+    const int raw = wait(start(arguments, limit));
+    EXPECT_FALSE(WIFSIGNALED(raw)) << "ended by signal " << WTERMSIG(raw);
+    const RunResult result = finish(raw);
+    EXPECT_EQ(result.status, 2);
+    EXPECT_EQ(result.err, "radix_sort: error: " + cannot_write +
+                              ": File too large (the file-size limit, ulimit -f, is " + std::to_string(limit) +
+                              " bytes)\n");
+    for (const auto& entry : fs::directory_iterator(directory_)) {
+      EXPECT_EQ(entry.path().filename().string().find(".radix_sort."), std::string::npos) << entry.path();
+    }
   }
 
   /// The result of a run that ended with wait status `raw`; takes its stdout and stderr files.

@@ -248,6 +248,34 @@ TEST_P(RadixSortApp, FailureLeavesAnExistingOutputUntouched) {
   EXPECT_EQ(read_file(path("out")), "previous");
 }
 
+TEST_P(RadixSortApp, TheFileSizeLimitIsOneErrorAndLeavesTheTargetUntouched) {
+  // 800 KB of output, appended to; an existing target stays as it was.
+  write_file(path("small.bin"), as_bytes(random_keys<uint32_t>(200'000, 4)));
+  write_file(path("out"), "previous");
+  expect_file_size_limit_error("small.bin -t u32 -o out", 100'000, "cannot write 'out'");
+  EXPECT_EQ(read_file(path("out")), "previous");
+  // 8 MB, large enough to be mapped: reserving its space passes the limit, so it is appended to and fails there.
+  write_file(path("large.bin"), as_bytes(random_keys<uint32_t>(size_t(2) << 20, 5)));
+  expect_file_size_limit_error("large.bin -t u32 -o new", 4'000'000, "cannot write 'new'");
+  EXPECT_FALSE(fs::exists(path("new")));
+}
+
+TEST_P(RadixSortApp, TextUnderTheFileSizeLimitIsWrittenWhereItsBoundIsNot) {
+  // A million one-digit lines: 2 MB of output, whose bound (the longest i32 line each) is 12 MB.
+  std::string text;
+  std::string sorted;
+  for (size_t i = 0; i < 1'000'000; ++i) {
+    text += std::to_string((i * 7) % 10) + "\n";
+    sorted += std::to_string(i / 100'000) + "\n";  // each digit a tenth of the lines
+  }
+  write_file(path("in.txt"), text);
+  const int raw = wait(start("in.txt -o out.txt", 4'000'000));
+  EXPECT_FALSE(WIFSIGNALED(raw)) << "ended by signal " << WTERMSIG(raw);
+  const RunResult result = finish(raw);
+  ASSERT_EQ(result.status, 0) << result.err;
+  EXPECT_TRUE(read_file(path("out.txt")) == sorted);
+}
+
 INSTANTIATE_TEST_SUITE_P(Backends, RadixSortApp, testing::Values("cpu", "gpu"),
                          [](const testing::TestParamInfo<const char*>& info) { return std::string(info.param); });
 
