@@ -7,12 +7,17 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <vector>
 
 #include "prims/util/device_buffer.cuh"
 #include "prims/util/error.cuh"
 
 namespace prims::test {
+
+/// Kernels load when the program starts rather than at their first launch, which may wait for the device and so
+/// would end the spin before the algorithm is queued. Set before the first CUDA call of any test that includes this.
+inline const bool kEagerModuleLoading = ::setenv("CUDA_MODULE_LOADING", "EAGER", 0) == 0;
 
 /// Keeps its single thread busy for about `cycles` clock cycles (some milliseconds), holding back what follows it on
 /// its stream.
@@ -37,10 +42,14 @@ class LateStream {
   LateStream() {
     prims::check(cudaDeviceSynchronize(), "work queued before the stream check");
     prims::check(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreateWithFlags");
+    prims::check(cudaEventCreateWithFlags(&spun_, cudaEventDisableTiming), "cudaEventCreateWithFlags");
   }
   LateStream(const LateStream&) = delete;
   LateStream& operator=(const LateStream&) = delete;
-  ~LateStream() { cudaStreamDestroy(stream_); }
+  ~LateStream() {
+    cudaEventDestroy(spun_);
+    cudaStreamDestroy(stream_);
+  }
 
   /// Poisons `device` (host.size() items) now; run() copies `host` there behind the spin.
   template <class T>
@@ -63,10 +72,13 @@ class LateStream {
     ASSERT_LE(bytes, temp.size());
     spin_kernel<<<1, 1, 0, stream_>>>(kSpinCycles);
     ASSERT_EQ(cudaSuccess, cudaGetLastError());
+    ASSERT_EQ(cudaSuccess, cudaEventRecord(spun_, stream_));
     for (const Copy& copy : copies_) {
       ASSERT_EQ(cudaSuccess, cudaMemcpyAsync(copy.to, copy.from, copy.bytes, cudaMemcpyDeviceToDevice, stream_));
     }
     ASSERT_EQ(cudaSuccess, call(temp.data(), bytes, stream_));
+    // Otherwise the inputs were in place before the call was queued, and the check proves nothing.
+    ASSERT_EQ(cudaErrorNotReady, cudaEventQuery(spun_)) << "the spin ended before the call was queued";
   }
 
   /// `count` items of `device`, read by a copy queued on the stream after the call; waits for the stream alone.
@@ -89,6 +101,7 @@ class LateStream {
   };
   static constexpr long long kSpinCycles = 20'000'000;  // about 10 ms at 2 GHz
   cudaStream_t stream_ = nullptr;
+  cudaEvent_t spun_ = nullptr;
   std::vector<DeviceBuffer<unsigned char>> staging_;
   std::vector<Copy> copies_;
 };

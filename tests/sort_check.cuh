@@ -63,7 +63,7 @@ void check_sort_with(const std::vector<K>& keys, const std::vector<V>* values, S
   }
 }
 
-/// Sorts `keys` with `values` ascending on a LateStream (gpu_test.cuh) with `sort(temp, bytes, keys_in, keys_out,
+/// Sorts `keys` with `values` ascending on a LateStream (late_stream.cuh) with `sort(temp, bytes, keys_in, keys_out,
 /// values_in, values_out, n, stream)` and checks both outputs against the reference: the sort waits for the work
 /// queued before it on its stream, and the work queued after it waits for the sort.
 template <class K, class V, class Sort>
@@ -75,15 +75,19 @@ void check_sort_on_late_stream(const std::vector<K>& keys, const std::vector<V>&
     return sort(temp, bytes, keys_in.data(), keys_out.data(), values_in.data(), values_out.data(), n, s);
   };
   auto temp = temp_for(call);
+  keys_out.fill_bytes(0xCD);
+  values_out.fill_bytes(0xCD);
+  // The reference first: nothing may stand between the call and the reads queued after it.
+  const auto permutation = reference_sort_permutation(keys, Order::Ascending, 0, RadixKey<K>::kBits);
+  const auto expected_keys = bit_patterns(permuted(keys, permutation));
+  const auto expected_values = permuted(values, permutation);
   LateStream late;
   late.upload_late(keys_in.data(), keys);
   late.upload_late(values_in.data(), values);
   late.run(temp, call);
-  const auto permutation = reference_sort_permutation(keys, Order::Ascending, 0, RadixKey<K>::kBits);
-  ASSERT_EQ(bit_patterns(late.download(keys_out.data(), n)), bit_patterns(permuted(keys, permutation)));
+  ASSERT_EQ(bit_patterns(late.download(keys_out.data(), n)), expected_keys);
   const auto got = late.download(values_out.data(), n);
-  const auto expected = permuted(values, permutation);
-  ASSERT_EQ(0, std::memcmp(got.data(), expected.data(), n * sizeof(V))) << "values";
+  ASSERT_EQ(0, std::memcmp(got.data(), expected_values.data(), n * sizeof(V))) << "values";
 }
 
 /// check_sort_with through the public API and ALGORITHM.

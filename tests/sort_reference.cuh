@@ -14,22 +14,12 @@
 #include <type_traits>
 #include <vector>
 
+#include "numpy_order.hpp"
 #include "prims/util/radix_key.cuh"
 
 namespace prims::test {
 
-/// a < b in numpy's ascending order: integers as usual; floats with every NaN after +inf and equal to every other
-/// NaN, and -0.0 equal to +0.0 (IEEE comparison does that).
-template <class K>
-bool reference_less(K a, K b) {
-  if constexpr (std::is_floating_point_v<K>) {
-    if (std::isnan(a)) return false;
-    if (std::isnan(b)) return true;
-  }
-  return a < b;
-}
-
-/// An unsigned integer whose order is reference_less's order, with the bits the sort's bit ranges are defined on:
+/// An unsigned integer whose order is numpy_less's order, with the bits the sort's bit ranges are defined on:
 /// integers shifted by -min (the smallest maps to 0); floats by sign and magnitude (negative ones count down from
 /// just below the middle, as one's complement would), both zeros at the middle, every NaN at the top.
 template <class K>
@@ -70,7 +60,7 @@ std::vector<size_t> reference_sort_permutation(const std::vector<K>& keys, Order
   std::iota(permutation.begin(), permutation.end(), size_t{0});
   if (begin_bit == 0 && end_bit == 8 * static_cast<int>(sizeof(K))) {
     std::stable_sort(permutation.begin(), permutation.end(), [&](size_t a, size_t b) {
-      return order == Order::Ascending ? reference_less(keys[a], keys[b]) : reference_less(keys[b], keys[a]);
+      return order == Order::Ascending ? numpy_less(keys[a], keys[b]) : numpy_less(keys[b], keys[a]);
     });
   } else {
     std::stable_sort(permutation.begin(), permutation.end(), [&](size_t a, size_t b) {

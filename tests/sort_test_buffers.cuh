@@ -70,6 +70,7 @@ struct SortTestBuffers {
     EXPECT_TRUE(guard(values_out.download())) << "written past n in values_out, " << where;
     if (in_place) {
       EXPECT_TRUE(all_poison(keys_out.download(n))) << "keys_out written by an in-place run, " << where;
+      EXPECT_TRUE(all_poison(values_out.download(n))) << "values_out written by an in-place run, " << where;
     }
   }
 

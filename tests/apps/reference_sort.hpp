@@ -9,17 +9,11 @@
 #include <type_traits>
 #include <vector>
 
+#include "numpy_order.hpp"
+
 namespace radix_sort::test {
 
-/// numpy's order, written directly: NaN after everything, -0.0 equal to +0.0.
-template <class K>
-bool numpy_less(K a, K b) {
-  if constexpr (std::is_floating_point_v<K>) {
-    if (std::isnan(a)) return false;
-    if (std::isnan(b)) return true;
-  }
-  return a < b;
-}
+using prims::test::numpy_less;
 
 /// The stable sorting permutation of `keys`; descending is the exact reverse order, equal keys in input order.
 template <class K>

@@ -161,6 +161,8 @@ TEST(RadixPartition, RunsOnItsStream) {
   const auto keys = random_keys<uint32_t>(n, 8);
   const auto index = prims::test::index_values<uint32_t>(n);
   const auto permutation = prims::test::reference_sort_permutation(keys, Order::Ascending, 24, 32);
+  const auto expected_keys = prims::test::permuted(keys, permutation);
+  const auto expected_values = prims::test::permuted(index, permutation);
   std::vector<size_t> expected_offsets(257, 0);
   for (uint32_t key : keys) ++expected_offsets[(key >> 24) + 1];
   for (size_t b = 1; b <= 256; ++b) expected_offsets[b] += expected_offsets[b - 1];
@@ -175,12 +177,14 @@ TEST(RadixPartition, RunsOnItsStream) {
     };
     auto temp = prims::test::temp_for(call);
     offsets.fill_bytes(0xCD);
+    keys_out.fill_bytes(0xCD);
+    values_out.fill_bytes(0xCD);
     prims::test::LateStream late;
     late.upload_late(keys_in.data(), keys);
     late.upload_late(values_in.data(), index);
     late.run(temp, call);
-    EXPECT_EQ(late.download(keys_out.data(), n), prims::test::permuted(keys, permutation));
-    EXPECT_EQ(late.download(values_out.data(), n), prims::test::permuted(index, permutation));
+    EXPECT_EQ(late.download(keys_out.data(), n), expected_keys);
+    EXPECT_EQ(late.download(values_out.data(), n), expected_values);
     EXPECT_EQ(late.download(offsets.data(), 257), expected_offsets);
   };
   check(std::integral_constant<RadixSortAlgorithm, RadixSortAlgorithm::Onesweep>{});

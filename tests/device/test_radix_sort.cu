@@ -337,15 +337,19 @@ void check_damaged_sort(Damage damage) {
   });
 }
 
+/// Changes the first byte of *item on the device to one certain to differ.
+template <class T>
+void flip_one_byte(const T* item) {
+  unsigned char byte = 0;
+  prims::check(cudaMemcpy(&byte, item, 1, cudaMemcpyDeviceToHost), "damage");
+  prims::check(cudaMemset(const_cast<T*>(item), byte ^ 0xFF, 1), "damage");
+}
+
 TEST(SortChecks, CatchAnInputChangedOrAWritePastTheEnd) {
   PRIMS_REQUIRE_GPU();
-  EXPECT_NONFATAL_FAILURE(check_damaged_sort([](auto io, size_t) {
-                            prims::check(cudaMemset(const_cast<uint32_t*>(io.keys_in) + 7, 0, 1), "damage");
-                          }),
+  EXPECT_NONFATAL_FAILURE(check_damaged_sort([](auto io, size_t) { flip_one_byte(io.keys_in + 7); }),
                           "keys_in changed");
-  EXPECT_NONFATAL_FAILURE(check_damaged_sort([](auto io, size_t) {
-                            prims::check(cudaMemset(const_cast<uint32_t*>(io.values_in) + 5, 0, 4), "damage");
-                          }),
+  EXPECT_NONFATAL_FAILURE(check_damaged_sort([](auto io, size_t) { flip_one_byte(io.values_in + 5); }),
                           "values_in changed");
   EXPECT_NONFATAL_FAILURE(check_damaged_sort([](auto io, size_t n) {
                             prims::check(cudaMemset(io.keys_out + n + 3, 0, 1), "damage");

@@ -9,8 +9,10 @@
 // Float sums: every partial sum the scan forms is a sum of a contiguous range of inputs (with init), so it is at most
 // R = |init| + 2 max |exact prefix| + (the largest sum of |x| over one tile) in magnitude, and output i is formed
 // through at most D = (items a thread + log2 of the block + 1) + 2 (tiles up to i) + log2 n roundings on a path:
-// |got - exact| <= D * epsilon * R (scan_tolerance), with `exact` from a double reference (a bound a path at a
-// time: a few hundred epsilons of R at 2^20, where 1e-5 of the sum of |x| was about 5). Integers are exact
+// |got - exact| <= D * epsilon * R (scan_tolerance), with `exact` from a long double reference. It bounds one path's
+// roundings, not the sum over every addition that feeds output i (the worst case, which grows with the sum of |x|),
+// so it is a tolerance for inputs whose rounding errors cancel as those of the tests' random inputs do: a few
+// hundred epsilons of R at 2^20, where 1e-5 of the sum of |x| was about 5. Integers are exact
 // (wrapping for unsigned and for the GPU-validated large tests).
 #include <algorithm>
 #include <cmath>
@@ -143,10 +145,10 @@ std::vector<double> scan_tolerance(const std::vector<T>& host, T init, size_t n)
 template <bool EXCLUSIVE, class T>
 long first_float_scan_error(const std::vector<T>& got, const std::vector<T>& host, T init, size_t n) {
   const std::vector<double> tolerance = scan_tolerance(host, init, n);  // exclusive outputs hold fewer items
-  double exact = EXCLUSIVE ? static_cast<double>(init) : 0.0;
+  long double exact = EXCLUSIVE ? static_cast<long double>(init) : 0.0L;
   for (size_t i = 0; i < n; ++i) {
     if (!EXCLUSIVE) exact += host[i];
-    if (!(std::fabs(static_cast<double>(got[i]) - exact) <= tolerance[i])) return static_cast<long>(i);
+    if (!(std::fabs(static_cast<long double>(got[i]) - exact) <= tolerance[i])) return static_cast<long>(i);
     if (EXCLUSIVE) exact += host[i];
   }
   return -1;
@@ -450,6 +452,7 @@ TEST(DeviceScan, RunsOnItsStream) {
   auto check = [&](auto algorithm, auto exclusive) {
     constexpr ScanAlgorithm kAlgorithm = decltype(algorithm)::value;
     constexpr bool kExclusive = decltype(exclusive)::value;
+    const std::vector<int64_t> expected = cpu_scan<kExclusive>(host, prims::Sum{}, int64_t{7});
     prims::DeviceBuffer<int64_t> in(n), out(n);
     auto call = [&](void* temp, size_t& bytes, cudaStream_t s) {
       if constexpr (kExclusive) {
@@ -464,7 +467,7 @@ TEST(DeviceScan, RunsOnItsStream) {
     prims::test::LateStream late;
     late.upload_late(in.data(), host);
     late.run(temp, call);
-    EXPECT_EQ(late.download(out.data(), n), (cpu_scan<kExclusive>(host, prims::Sum{}, int64_t{7})))
+    EXPECT_EQ(late.download(out.data(), n), expected)
         << (kAlgorithm == ScanAlgorithm::SinglePass ? "SinglePass" : "ReduceThenScan")
         << (kExclusive ? " exclusive" : " inclusive");
   };

@@ -19,13 +19,7 @@ namespace {
 using prims::Order;
 using prims::RadixKey;
 
-/// numpy's float order as a three-way class: NaNs after everything, -0.0 == +0.0.
-template <class F>
-bool numpy_less(F a, F b) {
-  if (std::isnan(a)) return false;
-  if (std::isnan(b)) return true;
-  return a < b;
-}
+using prims::test::numpy_less;
 
 template <class K>
 std::vector<K> sample_keys(size_t n, uint64_t seed) {

@@ -31,7 +31,9 @@ TEST(TempStorage, RejectsTooSmallStorage) {
   alignas(256) static unsigned char storage[256];
   size_t bytes = sizeof(storage);
   void* parts[2];
+  ::testing::internal::CaptureStderr();
   EXPECT_EQ(cudaErrorInvalidValue, carve_temp(storage, bytes, {100, 100}, parts));
+  EXPECT_EQ("", ::testing::internal::GetCapturedStderr()) << "silent unless built with PRIMS_DEBUG_LOG";
 }
 
 TEST(VectorLoad, ItemsPerVector) {

@@ -31,9 +31,10 @@ cudaError_t radix_partition(void* temp, size_t& temp_bytes, PassBuffers<K, V> io
       ALGORITHM == device::RadixSortAlgorithm::TileCounts || ALGORITHM == device::RadixSortAlgorithm::Onesweep,
       "a partition is one pass of TileCounts or Onesweep");
   if (!valid_bit_range<K>(begin_bit, end_bit) || end_bit - begin_bit > kMaxPartitionBits) {
-    return cudaErrorInvalidValue;
+    return invalid_value("radix_partition: bit range [%d, %d) is not a digit of at most %d bits inside a %d-bit key",
+                         begin_bit, end_bit, kMaxPartitionBits, RadixKey<K>::kBits);
   }
-  if (temp != nullptr && bucket_offsets == nullptr) return cudaErrorInvalidValue;
+  if (temp != nullptr && bucket_offsets == nullptr) return invalid_value("radix_partition: bucket_offsets is null");
   PRIMS_TRY(radix_sort<ALGORITHM>(temp, temp_bytes, io, n, order, begin_bit, end_bit, bucket_offsets, stream));
   if (temp == nullptr || (n != 0 && begin_bit != end_bit)) return cudaSuccess;
   // No pass ran: every key is in bucket 0 (an empty digit), or there are no keys.

@@ -83,7 +83,8 @@ cudaError_t radix_sort(void* temp, size_t& temp_bytes, PassBuffers<K, V> io, siz
   static_assert(std::is_trivially_copyable_v<V> && sizeof(V) <= 16,
                 "radix-sort values are trivially copyable types of up to 16 bytes");
   if (!valid_bit_range<K>(begin_bit, end_bit)) {
-    return cudaErrorInvalidValue;
+    return invalid_value("radix_sort: bit range [%d, %d) is not inside a %d-bit key", begin_bit, end_bit,
+                         RadixKey<K>::kBits);
   }
   if constexpr (ALGORITHM == device::RadixSortAlgorithm::Auto) {
     // One of the two, by n alone, so the size query and the run agree.
@@ -95,10 +96,10 @@ cudaError_t radix_sort(void* temp, size_t& temp_bytes, PassBuffers<K, V> io, siz
     return radix_sort<RadixSortAlgorithm::Onesweep>(temp, temp_bytes, io, n, order, begin_bit, end_bit,
                                                     bucket_offsets, stream);
   } else if constexpr (ALGORITHM == device::RadixSortAlgorithm::Hybrid) {
-    if (bucket_offsets != nullptr) return cudaErrorInvalidValue;
+    if (bucket_offsets != nullptr) return invalid_value("RadixSortAlgorithm::Hybrid cannot report bucket offsets");
     return hybrid_sort(temp, temp_bytes, io, n, order, begin_bit, end_bit, stream);
   } else if constexpr (ALGORITHM == device::RadixSortAlgorithm::OneBlock) {
-    if (bucket_offsets != nullptr) return cudaErrorInvalidValue;
+    if (bucket_offsets != nullptr) return invalid_value("RadixSortAlgorithm::OneBlock cannot report bucket offsets");
     return one_block_sort(temp, temp_bytes, io, n, order, begin_bit, end_bit, stream);
   } else if constexpr (ALGORITHM == device::RadixSortAlgorithm::Onesweep) {
     return onesweep_sort_for_size(temp, temp_bytes, io, n, order, begin_bit, end_bit, bucket_offsets, stream);

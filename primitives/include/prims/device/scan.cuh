@@ -52,7 +52,7 @@ cudaError_t dispatch_single_pass(void* temp, size_t& temp_bytes, const T* in, T*
   using Status = TileStatus<T, Policy::status_slot_bytes>;
   const size_t num_tiles = ScanTile<Policy, T>::count(n);
   if (num_tiles > static_cast<size_t>(INT_MAX)) {
-    return cudaErrorInvalidValue;  // more tiles than a grid has blocks
+    return detail::invalid_value("scan: n = %zu needs more tiles than a grid has blocks", n);
   }
   void* buffers[2];
   PRIMS_TRY(prims::detail::carve_temp(temp, temp_bytes, {Status::bytes(num_tiles), sizeof(unsigned)}, buffers));

@@ -11,10 +11,11 @@
 // (more is cudaErrorInvalidValue, as is an invalid bit range).
 //
 // Each segment goes to a class chosen by its size on the device (no host synchronization; the offsets stay on the
-// device): segments of up to 64 keys are packed up to 128 to a block and ranked by counting in shared memory, larger
-// ones up to a tile are packed 16, 4 or 1 to a tile and radix-sorted in registers and shared memory, segments of up
-// to 2^15 keys (2^13 with values) are sorted by one block in LSD passes through global memory, and bigger ones by
-// Onesweep passes shared by all of them, many blocks a segment (device/detail/segmented_onesweep.cuh). The kernels,
+// device): segments of up to 64 keys (and up to a sixteenth of a tile, where the key fits a word) are sorted by a
+// group of a warp's lanes each, a bitonic network in registers (warp/bitonic_sort.cuh); larger ones up to a tile are
+// packed 16, 4 or 1 to a tile and radix-sorted in registers and shared memory, up to four tiles by a block of 1024
+// threads the same way; segments of up to 2^15 keys are sorted by one block in LSD passes through global memory, and
+// bigger ones by Onesweep passes shared by all of them, many blocks a segment (device/detail/segmented_onesweep.cuh). The kernels,
 // the size classes and the bytes they move are described in device/detail/segmented_radix_sort_kernels.cuh.
 // Two-phase temporary storage (temp == nullptr asks for temp_bytes); launches on `stream`, never synchronizes it,
 // never throws, and returns the first CUDA error. keys_in == keys_out (and values_in == values_out) sorts in place.

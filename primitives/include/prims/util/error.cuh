@@ -4,6 +4,8 @@
 
 #include <cuda_runtime.h>
 
+#include <cstdarg>
+#include <cstdio>
 #include <stdexcept>
 #include <string>
 
@@ -37,5 +39,30 @@ inline void check(cudaError_t code, const char* what) {
     throw CudaError(code, what);
   }
 }
+
+namespace detail {
+
+/// Every misuse a device algorithm rejects goes through here: it returns cudaErrorInvalidValue and, where the
+/// program is compiled with PRIMS_DEBUG_LOG defined, first prints "prims: " and the printf-style reason (bit range,
+/// temporary storage too small, n over an algorithm's limit) as one line on stderr.
+/// Example: `return invalid_value("radix_sort: bit range [%d, %d) outside a %d-bit key", begin, end, bits);`
+#if defined(__GNUC__) || defined(__clang__)
+__attribute__((format(printf, 1, 2)))
+#endif
+inline cudaError_t invalid_value(const char* format, ...) {
+#ifdef PRIMS_DEBUG_LOG
+  std::va_list arguments;
+  va_start(arguments, format);
+  std::fputs("prims: ", stderr);
+  std::vfprintf(stderr, format, arguments);
+  std::fputc('\n', stderr);
+  va_end(arguments);
+#else
+  (void)format;
+#endif
+  return cudaErrorInvalidValue;
+}
+
+}  // namespace detail
 
 }  // namespace prims

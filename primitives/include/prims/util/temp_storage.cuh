@@ -6,6 +6,8 @@
 
 #include <cstddef>
 
+#include "prims/util/error.cuh"
+
 namespace prims::detail {
 
 /// Every buffer starts on this boundary: enough for 16-byte vector access and for a clean cache-line start.
@@ -45,7 +47,7 @@ cudaError_t carve_temp(void* temp, size_t& temp_bytes, const size_t (&sizes)[N],
     return cudaSuccess;
   }
   if (temp_bytes < layout.total_bytes) {
-    return cudaErrorInvalidValue;
+    return invalid_value("temporary storage too small: %zu bytes given, %zu needed", temp_bytes, layout.total_bytes);
   }
   for (size_t i = 0; i < N; ++i) {
     buffers[i] = static_cast<char*>(temp) + layout.offsets[i];

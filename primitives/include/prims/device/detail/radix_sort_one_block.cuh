@@ -75,7 +75,10 @@ __global__ void __launch_bounds__(Shape::threads, 1)
 template <class K, class V, class Policy = OneBlockPolicy<K, V>>
 cudaError_t one_block_sort(void* temp, size_t& temp_bytes, PassBuffers<K, V> io, size_t n, Order order,
                            int begin_bit, int end_bit, cudaStream_t stream) {
-  if (n > Policy::max_items) return cudaErrorInvalidValue;
+  if (n > Policy::max_items) {
+    return invalid_value("RadixSortAlgorithm::OneBlock: n = %zu is over its limit of %zu items", n,
+                         static_cast<size_t>(Policy::max_items));
+  }
   const size_t sizes[1] = {0};
   void* parts[1];
   PRIMS_TRY(carve_temp(temp, temp_bytes, sizes, parts));

@@ -89,7 +89,7 @@ cudaError_t tile_counts_sort(void* temp, size_t& temp_bytes, PassBuffers<K, V> i
   const size_t num_tiles = (n + Tile::kTileItems - 1) / Tile::kTileItems;
   const size_t num_counts = num_tiles * Tile::kDigits;
   if (num_tiles > static_cast<size_t>(std::numeric_limits<int>::max())) {
-    return cudaErrorInvalidValue;
+    return invalid_value("RadixSortAlgorithm::TileCounts: n = %zu needs more tiles than a grid has blocks", n);
   }
   size_t scan_bytes = 0;
   PRIMS_TRY(device::exclusive_sum<size_t>(nullptr, scan_bytes, nullptr, nullptr, num_counts, stream));

@@ -795,8 +795,16 @@ cudaError_t segmented_radix_sort(void* temp, size_t& temp_bytes, PassBuffers<K, 
   static_assert(std::is_trivially_copyable_v<V> && sizeof(V) <= 16,
                 "radix-sort values are trivially copyable types of up to 16 bytes");
   static_assert(std::is_integral_v<Offset> && !std::is_same_v<Offset, bool>, "segment offsets are integers");
-  if (!valid_bit_range<K>(begin_bit, end_bit) || num_segments > UINT_MAX || n > kMaxRangeBegin) {
-    return cudaErrorInvalidValue;
+  if (!valid_bit_range<K>(begin_bit, end_bit)) {
+    return invalid_value("segmented_radix_sort: bit range [%d, %d) is not inside a %d-bit key", begin_bit, end_bit,
+                         RadixKey<K>::kBits);
+  }
+  if (num_segments > UINT_MAX) {
+    return invalid_value("segmented_radix_sort: %zu segments is over the limit of %u", num_segments, UINT_MAX);
+  }
+  if (n > kMaxRangeBegin) {
+    return invalid_value("segmented_radix_sort: n = %zu is over the limit of %zu items", n,
+                         static_cast<size_t>(kMaxRangeBegin));
   }
   // The most segments of each class that n keys can hold without overlapping: the class's smallest size divides n.
   constexpr size_t kSmallestSize[kSegmentClasses] = {1, Policy::counting_tiny_items + 1, Policy::counting_max_items + 1,
