@@ -176,8 +176,8 @@ int main(int argc, char** argv) {
     prims::bench::Harness harness(argc, argv, "tune_sort", 20, 28, 4);
     tune_type<uint32_t, detail::NoValues, Variant<384, 24>, Variant<256, 4, 4>, Variant<256, 8, 4>,
               Variant<256, 16, 3>, Variant<384, 8, 3>, Variant<384, 12, 3>>(harness, "tune_sort", "u32");
-    tune_type<uint32_t, uint32_t, Variant<384, 20>, Variant<256, 4, 4>, Variant<256, 8, 4>, Variant<384, 10, 3>>(
-        harness, "tune_sort", "u32/u32");
+    tune_type<uint32_t, uint32_t, Variant<384, 20>, Variant<384, 16>, Variant<384, 17>, Variant<384, 18>,
+              Variant<256, 4, 4>, Variant<256, 8, 4>, Variant<384, 10, 3>>(harness, "tune_sort", "u32/u32");
     tune_type<float, detail::NoValues, Variant<384, 24>, Variant<256, 8, 4>, Variant<384, 12, 3>>(harness, "tune_sort", "f32");
     tune_type<uint64_t, detail::NoValues, Variant<384, 15>, Variant<256, 4, 4>, Variant<256, 8, 4>,
               Variant<384, 8, 3>>(harness, "tune_sort", "u64");
