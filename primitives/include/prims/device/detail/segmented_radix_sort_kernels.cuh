@@ -105,15 +105,15 @@ struct SegmentedSortPolicySm90 {
   static constexpr int packed4_slot_items = tile_items / 4;
   /// The blocks of the packed and tile classes: the keys alone in registers (the origins stay in shared memory,
   /// TileSort), capped at 64 registers so four blocks share an SM: the ranking is bound by its instructions'
-  /// latency, so more warps an SM pay. Chosen with bench/bench_segmented_sort (docs/design-notes.md, "Segmented
-  /// radix sort").
+  /// latency, so more warps an SM pay.
+  /// Chosen with bench/bench_segmented_sort (docs/design-notes.md, "Segmented radix sort").
   using tile_shape = TileShape<block_threads, items_per_thread, 4>;
   /// Segments of up to local_tile_items keys (four tiles) are sorted one to a block of local_shape, the whole
   /// segment in registers and shared memory (2^14 keys of up to 4 bytes: 160 KB with their origins and the
   /// ranking's counters): each key and value is read and written once, where the large class and the shared
   /// Onesweep passes go through global memory every pass. 1024 threads of 16 keys rather than 512 of 32: more warps
-  /// to cover the ranking's latency. Chosen with bench/bench_segmented_sort (docs/design-notes.md, "Segmented radix
-  /// sort").
+  /// to cover the ranking's latency.
+  /// Chosen with bench/bench_segmented_sort (docs/design-notes.md, "Segmented radix sort").
   using local_shape = TileShape<1024, items_per_thread, 1>;
   static constexpr int local_tile_items = local_shape::tile_items;
   /// Segments of more than local_tile_items and onesweep_min_items keys (and fewer than kOnesweepPortionMaxItems)
