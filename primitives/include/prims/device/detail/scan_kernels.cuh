@@ -146,7 +146,7 @@ inline constexpr TileStatusWord kTileStatusWord = sizeof(T) <= 4   ? TileStatusW
                                                                    : TileStatusWord::Separate;
 
 /// One status per tile. Types of 1-4 and of 8 bytes share one word with their flag, published and read with single
-/// accesses, so a reader sees flag and value together and no fence is needed. Larger types keep the flag apart
+/// accesses, so a reader sees flag and value together and no fence is needed. Other types keep the flag apart
 /// from two value slots (aggregate, inclusive: one slot would let a reader that saw "aggregate" read the
 /// inclusive prefix written over it); the value is written before the flag is stored with release semantics, and
 /// read after the flag is loaded with acquire semantics. Each tile's word (its flag, for larger types) sits alone
