@@ -42,11 +42,11 @@ cudaError_t radix_partition(void* temp, size_t& temp_bytes, PassBuffers<K, V> io
                               n, stream);
 }
 
-/// Up to this many items the plain partition runs TileCounts, above it Onesweep: the faster of the two on the H100
-/// (bench_partition, u32 keys: TileCounts 16-128 us against Onesweep's 23-139 us from 2^16 to 2^24, Onesweep ahead
-/// from 2^26; u32/u32 pairs: TileCounts ahead to 2^22, even at 2^24). A single pass pays Onesweep's histogram and
+/// Up to this many items the plain partition runs TileCounts, above it Onesweep: the faster of the two, but for the
+/// smallest inputs, where Onesweep's small tiles lead by a little. A single pass pays Onesweep's histogram and
 /// look-back set-up without the passes that amortize them in a sort. Depends on n alone, so the size query and the
 /// run agree.
+/// Chosen with bench/bench_partition (docs/design-notes.md, "Radix partition").
 template <class V>
 inline constexpr size_t kPartitionTileCountsMaxItems = kHasValues<V> ? size_t{1} << 23 : size_t{1} << 24;
 

@@ -18,12 +18,13 @@
 // and one that takes the most significant digits first:
 //   Hybrid       Onesweep passes over the top bits until buckets average 8 keys (three passes at 2^27), then the
 //                segmented sort sorts every bucket at once, in registers: 80 bytes a key for 64-bit keys at 2^27
-//                against Onesweep's 136. 1.2-1.6x Onesweep (1.6x CUB at 2^27) for 64-bit keys spread evenly over
-//                their range (hashes, random ids), slower than Onesweep on skewed keys and on 32-bit keys, so Auto
-//                never takes it (detail/radix_sort_hybrid.cuh).
+//                against Onesweep's 136. Faster than Onesweep for 64-bit keys spread evenly over their range
+//                (hashes, random ids), slower on skewed keys and on 32-bit keys, so Auto never takes it
+//                (detail/radix_sort_hybrid.cuh; docs/design-notes.md, "The hybrid sort").
 // Auto, the plain calls' default, runs OneBlock up to half its limit for keys alone (8192 keys of up to 4 bytes, 4096
 // of 8) and a quarter of it for pairs (4096 pairs of 4-byte items, 2048 with 8-byte items, 1024 with 16-byte
-// values), Onesweep above: the faster of the two measured on the H100 at every size.
+// values), Onesweep above: the faster of the two at every size (docs/design-notes.md, "Small inputs: the one-block
+// sort").
 // Every function follows the two-phase protocol (temp == nullptr asks for temp_bytes), launches on `stream`,
 // never synchronizes it, and returns the first CUDA error; an invalid bit range is cudaErrorInvalidValue.
 

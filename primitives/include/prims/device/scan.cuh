@@ -40,9 +40,10 @@ enum class ScanAlgorithm {
 
 namespace prims::detail {
 
-/// The algorithm that the overloads without one run: the one place to retune after measuring. On the H100 the
-/// single pass is ahead at every size from 2^16 to 2^30 (bench_scan), by 10% at 2^20 and 25-40% from 2^24. A
-/// constant, so the default call compiles only the algorithm it runs.
+/// The algorithm that the overloads without one run: the one place to retune. The single pass reads and writes
+/// each item once, reduce-then-scan reads it twice, and the single pass is the faster at every size. A constant,
+/// so the default call compiles only the algorithm it runs.
+/// Chosen with bench/bench_scan (docs/design-notes.md, "Scan").
 inline constexpr device::ScanAlgorithm kDefaultScanAlgorithm = device::ScanAlgorithm::SinglePass;
 
 /// The single-pass scan with its tuning policy given.

@@ -10,7 +10,7 @@ namespace prims::warp {
 /// By default one ballot per bit, each folded in as `ballot` or `~ballot` by the lane's own bit: written in PTX
 /// because that is three instructions a bit, where the compiler's form of the same C++ takes about seven.
 /// MATCH_ANY uses the single __match_any_sync instruction instead: fewer instructions, but on sm_90 its unit
-/// saturates in a sort's ranking loop and the ballots measured faster.
+/// saturates in a sort's ranking loop, where the ballots are faster.
 /// Example: `const unsigned peers = prims::warp::lanes_with_same_value<8>(digit);`
 template <int BITS, bool MATCH_ANY = false>
 __device__ __forceinline__ unsigned lanes_with_same_value(unsigned value) {

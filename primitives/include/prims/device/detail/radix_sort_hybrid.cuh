@@ -16,9 +16,8 @@
 // keys at 2^27 that is 3 passes: 80 bytes a key against 136 for eight LSD passes; for 32-bit keys 3 passes and
 // 41 bytes against 36, which is why 32-bit keys gain nothing.
 // Inputs of 2^30 - 1 keys or more run Onesweep alone: one skewed bucket could then hold more keys than a look-back
-// word counts, and the segmented sort gives such a segment to one block (u32 2^30 keys sharing their top bits
-// took 3.1 s). So do n == 0 and ranges no wider than msd_bits. The choice depends on n and the bit range only, so
-// the size query and the run agree.
+// word counts, and the segmented sort gives such a segment to one block, far more slowly. So do n == 0 and ranges
+// no wider than msd_bits. The choice depends on n and the bit range only, so the size query and the run agree.
 
 #include <cuda_runtime.h>
 
@@ -35,18 +34,16 @@
 
 namespace prims::detail {
 
-/// Tuning of the hybrid sort on Hopper (bench/tune_sort, cases "tune_hybrid", u64 keys of entropy 1.0, us at 2^20 /
-/// 2^24 / 2^27 against Onesweep's 133 / 1180 / 8543: average buckets of 8 keys 109 / 750 / 5528, 16 keys 106 / 919 /
-/// 6727, 64 keys 101 / 848 / 6149; 2^11 keys sorted on the low bits only 179 / 1678 / 11550; at most 16 top bits
-/// 106 / 1558 / 11604). Small buckets go to the segmented sort's warp classes (a bitonic network in registers, a
-/// few lanes a bucket), which sort every bit of a key for the cost of one read and one write.
+/// Tuning of the hybrid sort on Hopper: top bits until buckets average 8 keys. Small buckets go to the segmented
+/// sort's warp classes (a bitonic network in registers, a few lanes a bucket), which sort every bit of a key for the
+/// cost of one read and one write; on large inputs bigger buckets cost more than the top passes they save.
+/// Chosen with bench/tune_sort, cases "tune_hybrid" (docs/design-notes.md, "The hybrid sort").
 template <class K, class V>
 struct HybridPolicySm90 {
   /// The average bucket the top bits leave: 2^3 keys.
   static constexpr int bucket_items_log2 = 3;
-  /// The most top bits: for 64-bit keys four Onesweep passes may run (2^28 u64: 25 bits, four passes and buckets
-  /// of 8, 12485 us; 24 bits, three passes and buckets of 16, which the warp sorts handle far more slowly, 13270);
-  /// 16- and 32-bit keys keep a pass fewer than LSD (u32 2^28: 7025 us with three passes, 7577 with four).
+  /// The most top bits: for 64-bit keys four Onesweep passes may run (a fourth pass costs less than leaving buckets
+  /// of 16, which the warp sorts handle far more slowly a key); 16- and 32-bit keys keep a pass fewer than LSD.
   static constexpr int max_msd_bits = std::max(8, std::min(32, RadixKey<K>::kBits - 8));
   /// The buckets are sorted on the whole range rather than the bits below the prefix they share: the same order,
   /// and keys without values sorted on every bit take the segmented sort's plain words (no index).

@@ -5,8 +5,8 @@
 // tile_sort.cuh with one slot holding the whole input), and writes every key once; values are read once at the end
 // and written once, by the keys' origins. Nothing goes through the temporary storage.
 // Onesweep needs a launch for its clear, the histogram and the digit starts, then one a digit, whatever n is; at
-// these sizes those launches are the sort (u32: 21-26 us from 2^8 to 2^14 keys on the H100 with its small tiles),
-// where one block takes 8-23 us up to 8192 keys.
+// these sizes those launches are most of the sort, which one block does in a single launch (the faster of the two
+// up to the policy's auto_max_items).
 
 #include <cuda_runtime.h>
 
@@ -21,9 +21,8 @@ namespace prims::detail {
 
 /// Tuning of the one-block sort on Hopper: four block shapes by input size, the smallest whose tile holds n runs.
 /// A lone block is bound by its passes' latency, so a tile is as small as n allows and its items spread over more
-/// threads only up to 512 (a digit thread sums one counter per warp). Measured on the H100 (one block, us; u32 keys,
-/// n = tile: 256 x 4 7.9, 512 x 4 10.0, 256 x 16 15.8, 512 x 8 13.7, 1024 x 4 15.6, 512 x 16 21.8, 1024 x 8 22.3,
-/// 1024 x 16 37.3; u64 keys and u32/u32 pairs alike at half the items a thread).
+/// than 512 threads only where the tile needs them (a digit thread sums one counter per warp).
+/// Chosen by timing each shape (docs/design-notes.md, "Small inputs: the one-block sort").
 template <class K, class V>
 struct OneBlockPolicySm90 {
   static constexpr int radix_bits = 8;
@@ -35,10 +34,9 @@ struct OneBlockPolicySm90 {
   using large_shape = TileShape<512, items_per_thread, 1>;
   using largest_shape = TileShape<1024, items_per_thread, 1>;
   static constexpr size_t max_items = largest_shape::tile_items;
-  /// Where Auto stops taking the one-block sort, for Onesweep's small tiles (bench_sort, same run, one block /
-  /// Onesweep, us): keys alone up to the large shape (u32 2^13 23.1 / 25.6, 2^14 39.1 / 27.6; f32 2^13 26.7 / 28.0;
-  /// u64 2^12 26.0 / 42.7, 2^13 44.3 / 44.2), pairs up to the medium shape (u32/u32 2^12 20.4 / 26.4, 2^13 34.3 /
-  /// 27.3).
+  /// Where Auto stops taking the one-block sort, beyond which Onesweep with its small tiles is faster: keys alone up
+  /// to the large shape, pairs up to the medium shape.
+  /// Chosen with bench/bench_sort (docs/design-notes.md, "Small inputs: the one-block sort").
   static constexpr size_t auto_max_items = kHasValues<V> ? medium_shape::tile_items : large_shape::tile_items;
 };
 

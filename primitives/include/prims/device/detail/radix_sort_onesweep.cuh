@@ -65,18 +65,18 @@ struct HistogramShape {
   }
 };
 
-/// Tuning of Onesweep on Hopper (measured with bench/tune_sort against CUB, keys of entropy 1.0, 0.544, 0.201).
+/// Tuning of Onesweep on Hopper, for uniform and low-entropy keys alike.
 /// Pass kernel: 384 threads capped at 80 registers, so two blocks share an SM and one block's look-back wait is
 /// covered by the other's work. Keys a thread: 24 for keys-only sorts of up to 4-byte keys (a 36 KB tile), 20 for
 /// pairs of 4-byte items, 15 for 8-byte items; from inputs of 2^26 keys on, keys-only sorts of up to 4-byte keys
-/// take 28 (integers) or 26 (floats) (OnesweepLargePolicySm90). Measured at 2^24 and 2^28 among 256, 384 and 512
-/// threads of 10 to 28 keys and 2 or 3 blocks an SM: bigger tiles win at 2^28 until registers spill (float keys
-/// spill at 28: their tiles keep two digit paths), smaller ones at 2^24. Ranking finds equal digits with one ballot per digit bit:
-/// __match_any_sync measured 1.5x slower (its pipe saturates), and ORing lane bits into a shared table of digit
-/// masks 3% faster on uniform keys but up to 1.4x slower on low-entropy keys (many lanes' atomics on one word).
+/// take 28 (integers) or 26 (floats) (OnesweepLargePolicySm90). Bigger tiles pay off at large inputs until
+/// registers spill (float keys spill at 28: their tiles keep two digit paths), smaller ones at 2^24 and below.
+/// Ranking finds equal digits with one ballot per digit bit: __match_any_sync saturates its pipe, and ORing lane
+/// bits into a shared table of digit masks puts many lanes' atomics on one word when keys have low entropy.
 /// A look-back step reads 4 earlier tiles' words at once.
 /// Histogram kernel: a persistent grid reading 16-byte vectors, 64 bytes of keys a thread per tile, in one of two
-/// shapes by input size (2^16 u32: 43 us in all with the small shape, 48 with the wide one; 2^28: 5745 and 5649).
+/// shapes by input size (the wide shape's setup pays off only on large inputs).
+/// Chosen with bench/tune_sort (docs/design-notes.md, "Radix sort").
 template <class K, class V>
 struct OnesweepPolicySm90 {
   static constexpr int radix_bits = 8;
@@ -89,7 +89,7 @@ struct OnesweepPolicySm90 {
   static constexpr int lookback_words_per_step = 4;
   static constexpr bool rank_with_match_any = false;
   static constexpr int histogram_items_per_thread = sizeof(K) <= 4 ? 16 : 8;
-  /// Small inputs: small blocks and two copies of the counters (the wide shape's setup costs ~5 us).
+  /// Small inputs: small blocks and two copies of the counters (the wide shape's setup costs more than it saves).
   using SmallHistogram = HistogramShape<256, 4, 2>;
   /// From wide_histogram_min_items keys on: one block an SM with a copy of the counters for every lane (16 for
   /// 8-byte keys, to fit 128 KB), so a warp's atomics never collide, however skewed the digits.
@@ -100,8 +100,8 @@ struct OnesweepPolicySm90 {
 };
 
 /// Onesweep on Hopper for inputs of at least `min_items` keys: bigger tiles for keys-only sorts of up to 4-byte
-/// keys (u32 2^28: 5404 us with 28 keys a thread, 5504 with 26, 5632 with 24; at 2^24 456, 440 and 438; f32 2^28:
-/// 5685 with 26, 5807 with 24; floats spill at 28).
+/// keys, faster on large inputs only (26 keys a thread for floats, which spill at 28).
+/// Chosen with bench/tune_sort (docs/design-notes.md, "Radix sort").
 template <class K, class V>
 struct OnesweepLargePolicySm90 : OnesweepPolicySm90<K, V> {
   static constexpr size_t min_items = size_t{1} << 26;
@@ -112,11 +112,9 @@ struct OnesweepLargePolicySm90 : OnesweepPolicySm90<K, V> {
 };
 
 /// Onesweep on Hopper for inputs of at most `max_items` keys: tiles of 256 threads x 8 items (fewer where the
-/// default policy has fewer: 5 with 16-byte values), four blocks an SM. A
-/// pass over few tiles waits on each tile's ranking, so small inputs want many small tiles (bench/tune_sort, u32 /
-/// u32 pairs / u64 keys, us: 2^14 41.0 / 44.4 / 62.3 with the default tiles, 26.8 / 29.1 / 47.6 with these; 2^16
-/// 42.1 / 49.4 / 67.5 and 29.9 / 32.1 / 53.5; 2^18 45.3 / 49.2 / 77.4 and 35.9 / 40.0 / 66.9; 2^20 54.9 / 75.3 /
-/// 133.2 and 66.2 / 84.1 / 136.4, where the default tiles win).
+/// default policy has fewer: 5 with 16-byte values), four blocks an SM. A pass over few tiles waits on each
+/// tile's ranking, so small inputs want many small tiles; from 2^20 keys on the default tiles are faster.
+/// Chosen with bench/tune_sort (docs/design-notes.md, "Small inputs: the one-block sort").
 template <class K, class V>
 struct OnesweepSmallPolicySm90 : OnesweepPolicySm90<K, V> {
   static constexpr size_t max_items = size_t{1} << 18;
@@ -439,8 +437,8 @@ __global__ void __launch_bounds__(Policy::block_threads, Policy::min_blocks_per_
   const int valid =
       pass.n - tile_begin < static_cast<Offset>(kTileItems) ? static_cast<int>(pass.n - tile_begin) : kTileItems;
   // Full tiles without special keys (every integer key) take the plain body; the last tile, and every tile when
-  // some float is a NaN or -0.0, the general one. A third body for full tiles with special keys made the kernel
-  // 1.7x larger and every pass ~13 us slower to start.
+  // some float is a NaN or -0.0, the general one. A third body for full tiles with special keys would make the
+  // kernel much larger and every pass slower to start.
   if (valid == kTileItems && (!RadixKey<K>::kHasSpecialKeys || *pass.special_keys == 0)) {
     onesweep_tile<Policy, K, V, true, Offset>(pass, storage, tile, kTileItems);
   } else {

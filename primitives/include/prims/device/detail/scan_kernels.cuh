@@ -41,15 +41,14 @@
 
 namespace prims::detail {
 
-/// Tuning for the single-pass kernel on Hopper (H100: 132 SMs, 3 TB/s) and items of type T, measured with
-/// bench/tune_scan. 256 threads. Fewer, larger tiles shorten the chain of look-backs that every tile's prefix travels
-/// along; more resident blocks keep more bytes in flight while some of them wait on their look-back. 4-byte items:
-/// 128 bytes a thread (32 KB tiles) with registers capped at 48 for 5 blocks an SM. 8-byte items: 176 bytes (44 KB
-/// tiles, near the 48 KB a block may stage in static shared memory), capped at 64 registers for 4 blocks.
-/// tune_scan SinglePassBlocksPerSm, SinglePassTileBlocks and SinglePassSmallTiles, time over CUB's at 2^26-2^30:
-/// 32 KB tiles at their natural 64 registers i32 0.91, i64 1.00; capped at 48 (5 blocks) 0.86 and 0.97; 44 KB
-/// tiles at 64 registers 0.86 and 0.95, but for i32 up to 1.04 at 2^20-2^24 where 32 KB tiles stay at 0.86-0.91;
-/// 6 blocks an SM spill (i64 1.13). Other item sizes keep 32 KB tiles and the registers they need.
+/// Tuning for the single-pass kernel on Hopper (H100: 132 SMs, 3 TB/s) and items of type T. 256 threads. Fewer,
+/// larger tiles shorten the chain of look-backs that every tile's prefix travels along; more resident blocks keep
+/// more bytes in flight while some of them wait on their look-back. 4-byte items: 128 bytes a thread (32 KB tiles)
+/// with registers capped at 48 for 5 blocks an SM. 8-byte items: 176 bytes (44 KB tiles, near the 48 KB a block may
+/// stage in static shared memory), capped at 64 registers for 4 blocks. Larger tiles gain 4-byte items nothing at
+/// large sizes and cost them at a few waves of tiles; a sixth block an SM would spill registers. Other item sizes
+/// keep 32 KB tiles and the registers they need.
+/// Chosen with bench/tune_scan (docs/design-notes.md, "Scan").
 template <class T>
 struct SinglePassScanPolicySm90 {
   static constexpr int block_threads = 256;
@@ -59,25 +58,22 @@ struct SinglePassScanPolicySm90 {
   /// Pause between two polls of predecessors that have not published yet, so spinning warps leave the SM's issue
   /// slots and the L2 to the blocks that are still loading.
   static constexpr unsigned look_back_wait_ns = 64;
-  /// Tiles each lane of the look-back warp reads per poll: one poll covers 32 * this many predecessors. More than
-  /// one measured slower (the polls wait longer for the nearest predecessors).
+  /// Tiles each lane of the look-back warp reads per poll: one poll covers 32 * this many predecessors. One: wider
+  /// polls wait longer for the nearest predecessors.
   static constexpr int look_back_tiles_per_lane = 1;
   /// How tiles are read and written (util/vector_load.cuh): every item is touched once, so loads are marked last
-  /// use and stores evict-first, leaving the L2 to the look-back's status words and the loads still in flight
-  /// (tune_scan SinglePassHints, 2^26-2^30 i32 and i64: 1.5-2% faster than plain accesses).
+  /// use and stores evict-first, leaving the L2 to the look-back's status words and the loads still in flight.
   static constexpr CacheHint load_hint = CacheHint::LastUse;
   static constexpr CacheHint store_hint = CacheHint::LastUse;
   /// Bytes between two tiles' status words: one 32-byte L2 sector each. Neighbouring tiles publish and poll at
   /// the same moments; with words packed side by side (8 a sector for 4-byte types) every publish and every poll
-  /// of a sector's tiles queue on the same sector. tune_scan SinglePassStatusSlot, 2^26-2^30: i32 13% faster than
-  /// packed words (2^30 3017 us against 3497, CUB 3464), i64 4% (6030 against 6352, CUB 6291); 16 and 64 bytes
-  /// in between, 128 slower than 32.
+  /// of a sector's tiles queue on the same sector; a sector each is enough, wider slots gain nothing.
   static constexpr int status_slot_bytes = 32;
 };
 
-/// Tuning for the three reduce-then-scan kernels on Hopper, measured with bench/tune_scan: 512 threads with 64
-/// bytes each (32 KB tiles) and a grid of 4 blocks per SM, each walking a contiguous span of tiles; 3-5% ahead of
-/// 256-thread blocks at 4 to 8 per SM.
+/// Tuning for the three reduce-then-scan kernels on Hopper: 512 threads with 64 bytes each (32 KB tiles) and a grid
+/// of 4 blocks per SM, each walking a contiguous span of tiles.
+/// Chosen with bench/tune_scan (docs/design-notes.md, "Scan").
 struct ReduceThenScanPolicySm90 {
   static constexpr int block_threads = 512;
   static constexpr int bytes_per_thread = 64;
@@ -150,7 +146,7 @@ inline constexpr TileStatusWord kTileStatusWord = sizeof(T) <= 4   ? TileStatusW
                                                                    : TileStatusWord::Separate;
 
 /// One status per tile. Types of 1-4 and of 8 bytes share one word with their flag, published and read with single
-/// accesses, so a reader sees flag and value together and no fence is needed. Larger types keep the flag apart
+/// accesses, so a reader sees flag and value together and no fence is needed. Other types keep the flag apart
 /// from two value slots (aggregate, inclusive: one slot would let a reader that saw "aggregate" read the
 /// inclusive prefix written over it); the value is written before the flag is stored with release semantics, and
 /// read after the flag is loaded with acquire semantics. Each tile's word (its flag, for larger types) sits alone
@@ -206,7 +202,7 @@ class TileStatus<T, SLOT_BYTES, TileStatusWord::Packed8> {
 /// transaction, so in practice it is single-copy atomic: a reader never sees a new flag with an old value. This
 /// is what the scan relies on (as CUB's tile status does); it saves the fences of the release/acquire scheme.
 /// Only for 8-byte types: with a smaller value both halves of the word have unused upper bits, and the compiler
-/// may then split the load into two narrower ones (measured: torn reads, wrong sums).
+/// may then split the load into two narrower ones (ptxas did: torn reads, wrong sums).
 template <class T, int SLOT_BYTES>
 class TileStatus<T, SLOT_BYTES, TileStatusWord::Packed16> {
   static_assert(sizeof(T) == 8, "the 16-byte status word is for 8-byte types; smaller ones use Packed8");

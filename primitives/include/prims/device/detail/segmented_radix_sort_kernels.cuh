@@ -43,8 +43,7 @@
 //      place with an odd number of passes, the block copies its segment back.
 //   5. segmented_onesweep_sort   the onesweep class: every pass is one persistent launch over all tiles of all
 //      its segments, each tile ranked and scattered by the Onesweep pass's tile code with look-back inside its own
-//      segment, so a few big segments use the whole GPU (2^8 segments of 2^20 u32 keys: 6.3 ms; 10.4 with one
-//      block a segment).
+//      segment, so a few big segments use the whole GPU rather than one SM each.
 // Bytes moved: counted, packed, tile and local classes read and write each key (and value) once, plus 8 or 16 bytes of
 // offsets and 4 (8 for counted segments) bytes of list a segment. A large segment costs one read of its keys for
 // the histogram, then per non-trivial pass one read and one write of keys and values, plus one copy when in place
@@ -89,14 +88,12 @@ struct SegmentedSortPolicySm90 {
   static constexpr int min_blocks_per_sm = 2;
   static constexpr int tile_items = block_threads * items_per_thread;
   /// Segments of up to counting_max_items keys are sorted in registers or shared memory, in two classes: up to
-  /// counting_tiny_items keys and up to counting_max_items (on the H100 the radix passes of a packed tile cost more
-  /// below this size). By warps (SegmentedWarpSort), a segment to warp_sort_tiny_lanes and warp_sort_lanes lanes;
+  /// counting_tiny_items keys and up to counting_max_items (below this size the radix passes of a packed tile cost
+  /// more). By warps (SegmentedWarpSort), a segment to warp_sort_tiny_lanes and warp_sort_lanes lanes;
   /// 8-byte keys that need their index to sort stably by counting (SegmentedCountingSort), counting_capacity / the
-  /// class's limit segments a block, bound by the comparisons (SM throughput 80-90%), so blocks are small and many
-  /// to an SM. Lanes measured on the H100 (2^26 u32 keys / pairs, us, 2^22 segments of 16 and 2^20 of 64): 16-key
-  /// segments to 1, 2, 4, 8, 16 lanes 912, 391, 263, 289, 378 (pairs 1882, 1183, 514, 545, 667); 64-key segments
-  /// to 4, 8, 16, 32 lanes 676, 277, 265, 319 (pairs 1927, 754, 710, 869): fewer registers a lane (more warps an
-  /// SM) pay for the network's shuffles up to 4 items a lane.
+  /// class's limit segments a block, bound by the comparisons, so blocks are small and many to an SM. The lanes a
+  /// segment hold 4 items each: fewer registers a lane (more warps an SM) pay for the network's shuffles up to there.
+  /// Chosen with bench/bench_segmented_sort (docs/design-notes.md, "Segmented radix sort").
   static constexpr int counting_tiny_items = 16;
   static constexpr int counting_max_items = 64;
   static constexpr int warp_sort_tiny_lanes = 4;
@@ -107,23 +104,24 @@ struct SegmentedSortPolicySm90 {
   static constexpr int packed16_slot_items = tile_items / 16;
   static constexpr int packed4_slot_items = tile_items / 4;
   /// The blocks of the packed and tile classes: the keys alone in registers (the origins stay in shared memory,
-  /// TileSort), capped at 64 registers so four blocks share an SM. Measured on the H100 (2^14 segments of
-  /// 4096 u32 keys / pairs, us): two blocks an SM with origins in registers 1255 / 1724, two blocks 1146 / 1695,
-  /// three 1007 / 1387, four 940 / 1249.
+  /// TileSort), capped at 64 registers so four blocks share an SM: the ranking is bound by its instructions'
+  /// latency, so more warps an SM pay.
+  /// Chosen with bench/bench_segmented_sort (docs/design-notes.md, "Segmented radix sort").
   using tile_shape = TileShape<block_threads, items_per_thread, 4>;
   /// Segments of up to local_tile_items keys (four tiles) are sorted one to a block of local_shape, the whole
   /// segment in registers and shared memory (2^14 keys of up to 4 bytes: 160 KB with their origins and the
-  /// ranking's counters). Measured on the H100 (2^12 segments of 2^14 u32 keys / pairs, us): 1024 threads of 16
-  /// keys 1137 / 1725; 512 of 32 (128 registers) 1214 / 1989, with origins in registers 1612 / 2236; before this
-  /// class, one block a segment through global memory 1690 and the shared Onesweep passes 3775 (pairs).
+  /// ranking's counters): each key and value is read and written once, where the large class and the shared
+  /// Onesweep passes go through global memory every pass. 1024 threads of 16 keys rather than 512 of 32: more warps
+  /// to cover the ranking's latency.
+  /// Chosen with bench/bench_segmented_sort (docs/design-notes.md, "Segmented radix sort").
   using local_shape = TileShape<1024, items_per_thread, 1>;
   static constexpr int local_tile_items = local_shape::tile_items;
   /// Segments of more than local_tile_items and onesweep_min_items keys (and fewer than kOnesweepPortionMaxItems)
   /// are sorted by Onesweep passes shared by all of them (segmented_onesweep.cuh), many blocks a segment; those
   /// between the two limits (keys of up to 4 bytes: 2^14 to 2^15; none for pairs of up to 8-byte items) by one block
-  /// each through global memory. Measured on the H100 before the local class (2^26 u32 keys, or pairs): segments of
-  /// 2^14 keys took 1690 us one block each and 1918 by the shared passes (pairs 4034 and 3781), segments of 2^16
-  /// keys 2588 and 1723 (pairs 4382 and 3181).
+  /// each through global memory: up to onesweep_min_items keys one block a segment is the faster, above it the
+  /// shared passes.
+  /// Chosen with bench/bench_segmented_sort (docs/design-notes.md, "Segmented radix sort").
   static constexpr size_t onesweep_min_items = kHasValues<V> ? size_t{1} << 13 : size_t{1} << 15;
 };
 
@@ -201,7 +199,7 @@ struct SegmentedSortArgs {
 
 /// Appends every non-empty segment to the list of its class. The block's warps count their members of each class
 /// (ballots), and one thread a class takes room for the whole block's with one atomic: one counter a class is hit
-/// once a block and round, not once a warp (at 2^22 segments, 110 us of same-address atomics on the H100).
+/// once a block and round, not once a warp, so few same-address atomics queue on it.
 inline constexpr int kClassifyThreads = 256;
 
 template <class Policy, class Offset>

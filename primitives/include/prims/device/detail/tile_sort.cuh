@@ -67,9 +67,8 @@ struct TileSort {
 
   /// Bit p set where the keys of a one-slot tile do not all share their digit of pass p: the other passes would
   /// leave the tile as it is (the ranking is stable and the padding already fills the tile's end), so they are
-  /// skipped, as Onesweep skips its trivial passes (u32, 2^14 equal keys: 33 us of passes otherwise). Two keys share
-  /// a digit exactly when their ordered bits agree in its range, so one XOR a key against the first key finds every
-  /// pass at once.
+  /// skipped, as Onesweep skips its trivial passes. Two keys share a digit exactly when their ordered bits agree in
+  /// its range, so one XOR a key against the first key finds every pass at once.
   __device__ static unsigned differing_passes(const K (&keys)[kItems], unsigned size, Order order, int begin_bit,
                                               int end_bit, TempStorage& storage) {
     using Bits = typename RadixKey<K>::Bits;
