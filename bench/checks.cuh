@@ -10,15 +10,14 @@
 
 #include <cmath>
 #include <cstdint>
-#include <cstring>
 #include <limits>
-#include <type_traits>
 #include <vector>
 
 #include "prims/util/device_buffer.cuh"
 #include "prims/util/error.cuh"
 #include "prims/util/host_device.cuh"
 #include "prims/util/mix_bits.cuh"
+#include "prims/util/radix_key.cuh"
 
 namespace prims::bench {
 
@@ -65,14 +64,10 @@ size_t count_if(size_t n, Predicate predicate) {
   return sum_over(n, detail::OneIf<Predicate>{predicate});
 }
 
-/// The bits of a 4- or 8-byte value as an unsigned word (floats compared as bits, so NaNs and signed zeros count).
+/// The bits of an integer or float item as an unsigned word (floats compared as bits, so NaNs and signed zeros count).
 template <class T>
 PRIMS_HOST_DEVICE uint64_t bits_of(T value) {
-  static_assert(sizeof(T) == 4 || sizeof(T) == 8, "benched items are 4 or 8 bytes");
-  using Word = std::conditional_t<sizeof(T) == 8, uint64_t, uint32_t>;
-  Word word;
-  memcpy(&word, &value, sizeof word);
-  return word;
+  return static_cast<uint64_t>(RadixKey<T>::raw_bits(value));
 }
 
 /// A 64-bit fingerprint of data[0..n) that changes when any item changes or two items swap: every item's bits are
