@@ -15,7 +15,9 @@
 
 namespace {
 
+using prims::dist::detail::BucketExchange;
 using prims::dist::detail::DigitLayout;
+using prims::dist::detail::ExchangePiece;
 using prims::dist::detail::ExchangePlan;
 using prims::dist::detail::kBucketOffsets;
 using prims::dist::detail::kDigitBuckets;
@@ -121,6 +123,9 @@ struct Simulation {
   std::vector<ExchangePlan> plans;
   std::vector<Buffer> buffers;  // every rank's partitioned buffer after the search
   int rounds = 0;
+  std::vector<uint64_t> root_offsets;  // every rank's offsets of its root partition, in rank order
+  std::vector<uint64_t> summaries;     // every rank's cut summary, in rank order
+  std::vector<SplitterSearch> searches;
 };
 
 /// Runs the splitter search on every simulated rank, round by round, as the GPU code does.
@@ -149,6 +154,7 @@ Simulation simulate(const std::vector<Buffer>& shards, int key_bits) {
         local[r].insert(local[r].end(), offsets.begin(), offsets.end());
       }
       for (size_t i = 0; i < global.size(); ++i) global[i] += local[r][i];
+      if (sim.rounds == 0) sim.root_offsets.insert(sim.root_offsets.end(), local[r].begin(), local[r].end());
     }
     for (int r = 0; r < ranks; ++r) searches[r].refine(local[r], global);
     ++sim.rounds;
@@ -163,7 +169,92 @@ Simulation simulate(const std::vector<Buffer>& shards, int key_bits) {
     summaries.insert(summaries.end(), summary.begin(), summary.end());
   }
   for (const auto& search : searches) sim.plans.push_back(search.exchange_plan(summaries));
+  sim.summaries = summaries;
+  sim.searches = searches;
   return sim;
+}
+
+/// Checks the bucket-by-bucket exchange of every rank (BucketExchange) in `chunks` chunks: sends match the peers'
+/// receives piece for piece, what arrives (received and kept) fills each rank's buffer exactly, every segment holds
+/// keys of one top digit, and the segments sorted one by one are the reference slice.
+void check_bucket_exchange(const Simulation& sim, const Buffer& reference, int key_bits, int chunks) {
+  const int ranks = static_cast<int>(sim.searches.size());
+  SCOPED_TRACE(std::to_string(chunks) + " chunks");
+  std::vector<BucketExchange> exchanges;
+  for (const auto& search : sim.searches) {
+    exchanges.push_back(search.bucket_exchange(sim.summaries, sim.root_offsets, chunks));
+  }
+  auto same = [](const ExchangePiece& a, const ExchangePiece& b) {
+    return a.source == b.source && a.destination == b.destination && a.count == b.count;
+  };
+  uint64_t target = 0;
+  for (int r = 0; r < ranks; ++r) {
+    const BucketExchange& exchange = exchanges[static_cast<size_t>(r)];
+    ASSERT_EQ(exchange.sends.size(), static_cast<size_t>(chunks));
+    ASSERT_EQ(exchange.chunk_segments.size(), static_cast<size_t>(chunks) + 1);
+    const uint64_t n_r = size_of(sim.buffers[static_cast<size_t>(r)]);
+    // What r receives from q in chunk c is what q sends to r in chunk c, in the same order.
+    for (int c = 0; c < chunks; ++c) {
+      for (int q = 0; q < ranks; ++q) {
+        if (q == r) continue;
+        std::vector<ExchangePiece> sent, received;
+        for (const ExchangePiece& piece : exchanges[static_cast<size_t>(q)].sends[static_cast<size_t>(c)]) {
+          if (piece.peer == r) sent.push_back(piece);
+        }
+        for (const ExchangePiece& piece : exchange.receives[static_cast<size_t>(c)]) {
+          if (piece.peer == q) received.push_back(piece);
+        }
+        ASSERT_EQ(sent.size(), received.size()) << "chunk " << c << " from " << q << " to " << r;
+        for (size_t i = 0; i < sent.size(); ++i) EXPECT_TRUE(same(sent[i], received[i])) << "piece " << i;
+      }
+    }
+    // Everything that lands at r, by destination: it must tile [0, n_r).
+    std::vector<std::pair<uint64_t, Buffer>> landed;
+    for (int c = 0; c < chunks; ++c) {
+      for (const auto* pieces : {&exchange.receives[static_cast<size_t>(c)], &exchange.keeps[static_cast<size_t>(c)]}) {
+        for (const ExchangePiece& piece : *pieces) {
+          EXPECT_GT(piece.count, 0u);
+          if (pieces == &exchange.keeps[static_cast<size_t>(c)]) EXPECT_EQ(piece.peer, r);
+          // Chunk c's pieces land inside chunk c's segments.
+          const size_t first = exchange.chunk_segments[static_cast<size_t>(c)];
+          const size_t last = exchange.chunk_segments[static_cast<size_t>(c) + 1];
+          ASSERT_LT(first, last) << "a piece in a chunk without buckets";
+          EXPECT_GE(piece.destination, exchange.segment_begins[first]);
+          EXPECT_LE(piece.destination + piece.count, exchange.segment_ends[last - 1]);
+          landed.emplace_back(piece.destination,
+                              slice(sim.buffers[static_cast<size_t>(piece.peer)], piece.source, piece.count));
+        }
+      }
+    }
+    std::sort(landed.begin(), landed.end(),
+              [](const auto& a, const auto& b) { return a.first < b.first; });
+    Buffer arrived;
+    for (const auto& [destination, pieces] : landed) {
+      EXPECT_EQ(destination, size_of(arrived)) << "rank " << r << ": a gap or an overlap";
+      arrived.insert(arrived.end(), pieces.begin(), pieces.end());
+    }
+    EXPECT_EQ(size_of(arrived), n_r);
+    // The segments cover the buffer in order, each one top digit; sorted one by one they are r's slice.
+    uint64_t position = 0;
+    uint64_t largest = 0;
+    Buffer sorted;
+    const int top_shift = key_bits - 8;
+    for (size_t i = 0; i < exchange.segment_begins.size(); ++i) {
+      EXPECT_EQ(exchange.segment_begins[i], position);
+      ASSERT_GT(exchange.segment_ends[i], exchange.segment_begins[i]);
+      position = exchange.segment_ends[i];
+      largest = std::max(largest, exchange.segment_ends[i] - exchange.segment_begins[i]);
+      Buffer segment =
+          slice(arrived, exchange.segment_begins[i], exchange.segment_ends[i] - exchange.segment_begins[i]);
+      for (const Run& run : segment) EXPECT_EQ(run.key >> top_shift, segment.front().key >> top_shift);
+      stable_sort_by_key(segment);
+      sorted.insert(sorted.end(), segment.begin(), segment.end());
+    }
+    EXPECT_EQ(position, n_r);
+    EXPECT_EQ(largest, exchange.largest_segment);
+    EXPECT_TRUE(normalized(sorted) == normalized(slice(reference, target, n_r))) << "rank " << r;
+    target += n_r;
+  }
 }
 
 /// Simulates the search and checks every rank's plan against the brute-force reference.
@@ -202,6 +293,9 @@ void check_plans(const std::vector<Buffer>& shards, int key_bits) {
     stable_sort_by_key(arrived);
     EXPECT_TRUE(normalized(arrived) == normalized(slice(all, target, n_r))) << "rank " << r << " gets its slice";
     target += n_r;
+  }
+  if (ranks > 1) {
+    for (int chunks : {1, 3, 8}) check_bucket_exchange(sim, all, key_bits, chunks);
   }
 }
 

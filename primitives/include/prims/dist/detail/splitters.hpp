@@ -61,6 +61,37 @@ struct ExchangePlan {
   std::vector<uint64_t> receive_offsets;
 };
 
+/// One contiguous piece of the exchange, all of one top bucket: `count` elements from offset `source` of the
+/// sender's partitioned buffer to offset `destination` of the receiver's arrived buffer; `peer` is the other rank
+/// (the receiver in a send, the sender in a receive, this rank in a keep).
+struct ExchangePiece {
+  int peer;
+  uint64_t source;
+  uint64_t destination;
+  uint64_t count;
+};
+
+/// The exchange bucket by bucket, in chunks. What arrives at a rank is laid out bucket by bucket (top digit of the
+/// root partition) and, inside a bucket, by sender rank, each sender's piece in its source order: every bucket is
+/// a stable segment of keys sharing their top digit, so the arrived keys need only the remaining digits sorted,
+/// one segment at a time. Each receiver splits its buckets into `chunks` runs of whole buckets holding about equal
+/// numbers of keys (empty runs where there are too few buckets); chunk c of the exchange moves every receiver's
+/// run c, so a receiver can sort run c while later runs are in flight. Sends to a peer and the peer's receives
+/// list the same pieces in the same order (bucket order within a chunk): NCCL matches them in that order.
+struct BucketExchange {
+  /// [chunk]: the pieces this rank sends, receives and keeps (copies to itself).
+  std::vector<std::vector<ExchangePiece>> sends;
+  std::vector<std::vector<ExchangePiece>> receives;
+  std::vector<std::vector<ExchangePiece>> keeps;
+  /// This rank's non-empty buckets in its arrived buffer, in order: [segment_begins[i], segment_ends[i]).
+  std::vector<uint64_t> segment_begins;
+  std::vector<uint64_t> segment_ends;
+  /// Chunk c's buckets are segments [chunk_segments[c], chunk_segments[c + 1]).
+  std::vector<size_t> chunk_segments;
+  /// The most keys any of this rank's buckets holds.
+  uint64_t largest_segment = 0;
+};
+
 /// The exact-splitter search of one rank.
 /// Example (one round per loop; GPU partitions and all-reduces in between):
 ///   SplitterSearch search(rank_counts, rank, 32);        // rank_counts: every rank's n, all-gathered
@@ -146,6 +177,94 @@ class SplitterSearch {
     const uint64_t ties = summaries[static_cast<size_t>(q) * stride + 2 * (j - 1) + 1];
     const uint64_t taken = b.excess > ties_before ? std::min(b.excess - ties_before, ties) : 0;
     return cut + taken;
+  }
+
+  /// The exchange bucket by bucket (BucketExchange), from every rank's cut_summary() concatenated in rank order
+  /// (after done()) and every rank's kBucketOffsets offsets of its root partition concatenated in rank order.
+  /// `chunks` is 1 to 64; all ranks must pass the same.
+  BucketExchange bucket_exchange(const std::vector<uint64_t>& summaries, const std::vector<uint64_t>& root_offsets,
+                                 int chunks) const {
+    const int p = ranks();
+    chunks = std::clamp(chunks, 1, 64);
+    // q's keys of bucket b that go to r, and where they start in q's buffer.
+    auto piece = [&](int q, int r, int b, uint64_t& source) {
+      const uint64_t* offsets = &root_offsets[static_cast<size_t>(q) * kBucketOffsets];
+      source = std::max(left_of(summaries, q, r), offsets[b]);
+      const uint64_t end = std::min(left_of(summaries, q, r + 1), offsets[b + 1]);
+      return end > source ? end - source : uint64_t{0};
+    };
+    // Receiver r's layout: each bucket's first position, and the first bucket of each chunk.
+    struct Layout {
+      std::vector<uint64_t> bucket_start = std::vector<uint64_t>(kDigitBuckets + 1, 0);
+      std::vector<int> chunk_start;
+    };
+    std::vector<Layout> layouts(static_cast<size_t>(p));
+    for (int r = 0; r < p; ++r) {
+      Layout& layout = layouts[static_cast<size_t>(r)];
+      for (int b = 0; b < kDigitBuckets; ++b) {
+        uint64_t size = 0;
+        for (int q = 0; q < p; ++q) {
+          uint64_t source = 0;
+          size += piece(q, r, b, source);
+        }
+        layout.bucket_start[b + 1] = layout.bucket_start[b] + size;
+      }
+      // Chunk c ends at the first bucket that brings the running total to c / chunks of the whole.
+      const uint64_t total = layout.bucket_start[kDigitBuckets];
+      layout.chunk_start.assign(static_cast<size_t>(chunks) + 1, kDigitBuckets);
+      layout.chunk_start[0] = 0;
+      int c = 1;
+      for (int b = 0; b < kDigitBuckets && c < chunks; ++b) {
+        while (c < chunks && layout.bucket_start[b + 1] * static_cast<uint64_t>(chunks) >= total * c) {
+          layout.chunk_start[static_cast<size_t>(c++)] = b + 1;
+        }
+      }
+    }
+    // Where q's piece of bucket b lands at r: after the bucket's pieces from ranks before q.
+    auto destination = [&](int q, int r, int b) {
+      uint64_t position = layouts[static_cast<size_t>(r)].bucket_start[b];
+      for (int before = 0; before < q; ++before) {
+        uint64_t source = 0;
+        position += piece(before, r, b, source);
+      }
+      return position;
+    };
+
+    BucketExchange exchange;
+    exchange.sends.resize(static_cast<size_t>(chunks));
+    exchange.receives.resize(static_cast<size_t>(chunks));
+    exchange.keeps.resize(static_cast<size_t>(chunks));
+    exchange.chunk_segments.push_back(0);
+    const Layout& mine = layouts[static_cast<size_t>(rank_)];
+    for (int c = 0; c < chunks; ++c) {
+      const size_t chunk = static_cast<size_t>(c);
+      for (int peer = 0; peer < p; ++peer) {
+        // To peer: its chunk c's buckets; from peer: this rank's chunk c's buckets.
+        const Layout& theirs = layouts[static_cast<size_t>(peer)];
+        for (int b = theirs.chunk_start[chunk]; b < theirs.chunk_start[chunk + 1]; ++b) {
+          uint64_t source = 0;
+          const uint64_t count = piece(rank_, peer, b, source);
+          if (count == 0) continue;
+          const ExchangePiece sent{peer, source, destination(rank_, peer, b), count};
+          (peer == rank_ ? exchange.keeps : exchange.sends)[chunk].push_back(sent);
+        }
+        if (peer == rank_) continue;
+        for (int b = mine.chunk_start[chunk]; b < mine.chunk_start[chunk + 1]; ++b) {
+          uint64_t source = 0;
+          const uint64_t count = piece(peer, rank_, b, source);
+          if (count > 0) exchange.receives[chunk].push_back({peer, source, destination(peer, rank_, b), count});
+        }
+      }
+      for (int b = mine.chunk_start[chunk]; b < mine.chunk_start[chunk + 1]; ++b) {
+        const uint64_t size = mine.bucket_start[b + 1] - mine.bucket_start[b];
+        if (size == 0) continue;
+        exchange.segment_begins.push_back(mine.bucket_start[b]);
+        exchange.segment_ends.push_back(mine.bucket_start[b + 1]);
+        exchange.largest_segment = std::max(exchange.largest_segment, size);
+      }
+      exchange.chunk_segments.push_back(exchange.segment_begins.size());
+    }
+    return exchange;
   }
 
   /// This rank's sends and receives, from every rank's cut_summary() concatenated in rank order (after done()).
