@@ -1,7 +1,8 @@
 // bench_dist_sort: keys/s of one GPU against P GPUs on the same total. One GPU: prims::device::radix_sort_keys and
 // cub::DeviceRadixSort::SortKeys of the whole input on GPU 0. P GPUs: prims::dist::radix_sort_keys with the input
 // split evenly, one host thread per GPU, communicators from ncclCommInitAll. The distributed sort is timed phase by
-// phase (CUDA events between the detail phases: partition with the splitters, exchange, local sort); its time is
+// phase (CUDA events: partition with the splitters; the exchange; the sorting left once the exchange is done, the
+// rest of the local sort overlapping the exchange); its time is
 // the slowest rank's. u32 keys from 2^--min-log2 to 2^--max-log2 in total (default 2^28 .. 2^32, sizes that do not
 // fit the GPU are skipped), and u64 keys at 2^--u64-log2 (default 2^30). Uniform keys (every bit random).
 // The harness (harness.cuh) runs the three contenders interleaved, in an order that rotates every round, each run
@@ -47,8 +48,11 @@ void check_nccl(ncclResult_t result, const char* what) {
   if (result != ncclSuccess) throw std::runtime_error(fmt::format("{}: {}", what, ncclGetErrorString(result)));
 }
 
+/// The distributed sort's phases as timed: the partition with the splitters, the exchange (its chunks, on the
+/// exchange's stream, from the first to the last landed), and what sorting remains once the last chunk has landed
+/// (the local sort of the earlier chunks runs during the exchange).
 constexpr int kPhases = 3;
-constexpr const char* kPhaseNames[kPhases] = {"partition", "exchange", "local sort"};
+constexpr const char* kPhaseNames[kPhases] = {"partition", "exchange", "sort after exchange"};
 
 struct Result {
   std::string type;
@@ -79,7 +83,7 @@ struct Rank {
   DeviceBuffer<unsigned char> temp;
   DeviceBuffer<uint64_t> barrier_word{1};
   prims::Stream stream;
-  std::array<Event, kPhases + 1> events;
+  std::array<Event, 5> events;  // start, partitioned, exchange begin and end, sorted
   prims::bench::L2Flush l2_flush;
   uint64_t keys_fingerprint = 0;
 
@@ -89,9 +93,9 @@ struct Rank {
     temp = DeviceBuffer<unsigned char>(bytes);
   }
 
-  /// One timed sort, phase by phase; returns the milliseconds of each phase. Untimed before the first phase: the
-  /// output is poisoned, this GPU's L2 flushed, and the ranks start together.
-  std::array<double, kPhases> sort() {
+  /// One timed sort, phase by phase; returns the milliseconds of each phase, then of the whole. Untimed before the
+  /// first phase: the output is poisoned, this GPU's L2 flushed, and the ranks start together.
+  std::array<double, kPhases + 1> sort() {
     using Sort = prims::dist::detail::DistributedRadixSort<K, prims::detail::NoValues>;
     const cudaStream_t s = stream.get();
     check(cudaMemsetAsync(sorted.data(), 0xff, sorted.bytes(), s), "poisoning the output");
@@ -106,13 +110,11 @@ struct Rank {
                "create");
     check_nccl(sort->partition(), "partition");
     events[1].record(s);
-    check_nccl(sort->exchange(), "exchange");
-    events[2].record(s);
-    check_nccl(sort->local_sort(), "local sort");
-    events[3].record(s);
-    std::array<double, kPhases> ms{};
-    for (int p = 0; p < kPhases; ++p) ms[p] = Event::milliseconds_between(events[p], events[p + 1]);
-    return ms;
+    const typename Sort::PhaseEvents phase_events{events[2].get(), events[3].get(), events[4].get()};
+    check_nccl(sort->exchange_and_sort(&phase_events), "exchange and sort");
+    // The slowest rank's total decides the time; each phase is reported as its slowest rank's.
+    return {Event::milliseconds_between(events[0], events[1]), Event::milliseconds_between(events[2], events[3]),
+            Event::milliseconds_between(events[3], events[4]), Event::milliseconds_between(events[0], events[4])};
   }
 };
 
@@ -208,18 +210,14 @@ std::optional<Result> bench_case(prims::bench::Harness& harness, const std::vect
       {dist_name,
        [&](cudaStream_t s) {
          check(cudaStreamSynchronize(s), "waiting for GPU 0's L2 flush");  // lest it overlap rank 0's phases
-         std::vector<std::array<double, kPhases>> rank_phases(static_cast<size_t>(ranks));
+         std::vector<std::array<double, kPhases + 1>> rank_phases(static_cast<size_t>(ranks));
          on_every_rank(ranks,
                        [&](int r) { rank_phases[static_cast<size_t>(r)] = shards[static_cast<size_t>(r)]->sort(); });
          std::array<double, kPhases> slowest{};
          double slowest_total = 0;
-         for (const auto& phases : rank_phases) {
-           double rank_total = 0;
-           for (int p = 0; p < kPhases; ++p) {
-             slowest[p] = std::max(slowest[p], phases[p]);
-             rank_total += phases[p];
-           }
-           slowest_total = std::max(slowest_total, rank_total);
+         for (int r = 0; r < ranks; ++r) {
+           for (int p = 0; p < kPhases; ++p) slowest[p] = std::max(slowest[p], rank_phases[static_cast<size_t>(r)][p]);
+           slowest_total = std::max(slowest_total, rank_phases[static_cast<size_t>(r)][kPhases]);
          }
          phase_runs.push_back(slowest);
          last_dist_ms = slowest_total;
@@ -319,7 +317,7 @@ int main(int argc, char** argv) {
     fmt::print("the distributed sort on {} GPUs; keys/s of one GPU (prims, CUB) and of {} GPUs (prims)\n", ranks,
                ranks);
     fmt::print("{:<5} {:>6} {:>12} {:>12} {:>20} {:>9} {:>10} {:>10} {:>10}\n", "type", "log2n", "1 GPU Gk/s",
-               "CUB Gk/s", fmt::format("{} GPUs Gk/s", ranks), "speed-up", "part. ms", "exch. ms", "sort ms");
+               "CUB Gk/s", fmt::format("{} GPUs Gk/s", ranks), "speed-up", "part. ms", "exch. ms", "tail ms");
     std::vector<Result> results;
     auto record = [&](std::optional<Result> result) {
       if (!result) return;

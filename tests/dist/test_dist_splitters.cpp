@@ -206,7 +206,40 @@ void check_bucket_exchange(const Simulation& sim, const Buffer& reference, int k
         }
         ASSERT_EQ(sent.size(), received.size()) << "chunk " << c << " from " << q << " to " << r;
         for (size_t i = 0; i < sent.size(); ++i) EXPECT_TRUE(same(sent[i], received[i])) << "piece " << i;
+        // The same as one range: q's pieces back to back from the range's offset, r's staged range as long.
+        uint64_t sent_offset = 0, sent_count = 0, staged_count = 0;
+        for (const auto& range : exchanges[static_cast<size_t>(q)].send_ranges[static_cast<size_t>(c)]) {
+          if (range.peer == r) sent_offset = range.offset, sent_count += range.count;
+        }
+        for (const auto& range : exchange.receive_ranges[static_cast<size_t>(c)]) {
+          if (range.peer == q) staged_count += range.count;
+        }
+        uint64_t position = sent_offset;
+        for (const ExchangePiece& piece : sent) {
+          EXPECT_EQ(piece.source, position) << "a gap in the range from " << q << " to " << r;
+          position += piece.count;
+        }
+        EXPECT_EQ(position - sent_offset, sent_count);
+        EXPECT_EQ(staged_count, sent_count);
       }
+    }
+    // Each chunk's received ranges are staged back to back from the chunk's first position, within the chunk.
+    for (int c = 0; c < chunks; ++c) {
+      const size_t first = exchange.chunk_segments[static_cast<size_t>(c)];
+      const size_t last = exchange.chunk_segments[static_cast<size_t>(c) + 1];
+      const auto& ranges = exchange.receive_ranges[static_cast<size_t>(c)];
+      if (ranges.empty()) continue;
+      ASSERT_LT(first, last);
+      uint64_t staged = exchange.segment_begins[first];
+      int previous_peer = -1;
+      for (const auto& range : ranges) {
+        EXPECT_GT(range.peer, previous_peer);
+        EXPECT_NE(range.peer, r);
+        EXPECT_EQ(range.offset, staged);
+        previous_peer = range.peer;
+        staged += range.count;
+      }
+      EXPECT_LE(staged, exchange.segment_ends[last - 1]);
     }
     // Everything that lands at r, by destination: it must tile [0, n_r).
     std::vector<std::pair<uint64_t, Buffer>> landed;
@@ -214,7 +247,9 @@ void check_bucket_exchange(const Simulation& sim, const Buffer& reference, int k
       for (const auto* pieces : {&exchange.receives[static_cast<size_t>(c)], &exchange.keeps[static_cast<size_t>(c)]}) {
         for (const ExchangePiece& piece : *pieces) {
           EXPECT_GT(piece.count, 0u);
-          if (pieces == &exchange.keeps[static_cast<size_t>(c)]) EXPECT_EQ(piece.peer, r);
+          if (pieces == &exchange.keeps[static_cast<size_t>(c)]) {
+            EXPECT_EQ(piece.peer, r);
+          }
           // Chunk c's pieces land inside chunk c's segments.
           const size_t first = exchange.chunk_segments[static_cast<size_t>(c)];
           const size_t last = exchange.chunk_segments[static_cast<size_t>(c) + 1];

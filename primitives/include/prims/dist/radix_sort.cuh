@@ -7,9 +7,11 @@
 // buffers never change size. Keys, values, orders and float order are those of prims::device::radix_sort_keys.
 //
 // The algorithm (detail/radix_sort_phases.cuh, docs/design-notes.md): partition the shard by the top digit,
-// find exact splitters by refining only the buckets that hold the rank boundaries, exchange the segments with one
-// grouped ncclSend/ncclRecv, then sort what arrived with the single-GPU sort. The host needs the exchange counts,
-// so the call synchronizes the stream: once per splitter round (at most one per key byte), and once more.
+// find exact splitters by refining only the buckets that hold the rank boundaries, exchange whole top buckets in
+// chunks (grouped ncclSend/ncclRecv on a stream of the call's own), and sort each chunk's buckets on the remaining
+// digits with the single-GPU segmented sort as it lands. The host needs the exchange counts, so the call
+// synchronizes the stream: once per splitter round (at most one per key byte), and once more; the exchange and the
+// sort are queued on `s` (and the exchange's stream, which `s` waits for) when it returns.
 //
 // Two-phase temporary storage as everywhere in prims: a call with temp == nullptr stores the bytes needed in
 // temp_bytes and communicates nothing. The size depends on n_local and the number of ranks only, so it suffices

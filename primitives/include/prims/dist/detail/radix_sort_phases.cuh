@@ -1,17 +1,27 @@
 #pragma once
-// The distributed radix sort in its three phases, each a member function so that a bench can time them apart:
-//   partition   the shard partitioned by the top digit of the ordered key bits, then the exact splitters (the
-//               boundary buckets refined digit by digit, one all-reduce a round; splitters.hpp has the arithmetic),
-//               and an all-gather of every rank's cuts: the exchange plan. Synchronizes the stream once a round.
-//   exchange    one grouped ncclSend/ncclRecv all-to-all of the plan's segments into keys_out (values_out); the
-//               segment a rank keeps is a device copy.
-//   local_sort  the single-GPU radix sort of what arrived, in place in keys_out. Segments arrive in source-rank
-//               order, each in source-index order, and the sort is stable: ties keep (rank, index) order.
-// With one rank only the local sort runs (keys_in to keys_out).
+// The distributed radix sort in two phases, each a member function so that a bench can time them apart:
+//   partition           the shard partitioned by the top digit of the ordered key bits (the root partition), then
+//                       the exact splitters (the boundary buckets refined digit by digit, one all-reduce a round;
+//                       splitters.hpp has the arithmetic), and an all-gather of every rank's cuts: the exchange,
+//                       planned bucket by bucket (BucketExchange). Synchronizes the stream once a round.
+//   exchange_and_sort   the exchange on a stream of its own, in chunks of whole top buckets: each chunk one grouped
+//                       ncclSend/ncclRecv, a send and a receive a peer, staged in the chunk's own region of keys_out,
+//                       then one copy kernel puts every piece (and every piece a rank keeps) in its place in the
+//                       arrived buffer: bucket by bucket, each bucket's pieces in sender order. As a chunk lands,
+//                       the caller's stream sorts its buckets on the digits below the top one (the segmented sort),
+//                       from the arrived buffer into keys_out, while later chunks are in flight (above
+//                       kOverlapMinItems keys a rank; one chunk below). The partition already put every key in its
+//                       top bucket, so the local sort is a digit pass shorter than a whole sort. Every bucket is
+//                       stable (sender rank, then source index), and so is the segmented sort: ties keep (rank,
+//                       index) order.
+// With one rank only the local sort runs (keys_in to keys_out). Keys of one digit (8 bits) are received straight
+// into their places in keys_out, sorted. A bucket of more keys than the segmented sort's shared passes take
+// (kOnesweepPortionMaxItems) sends the whole arrived buffer to Onesweep once it has landed.
 //
 // Temporary storage (two-phase, carved by prims::detail::carve_temp), a function of n_local and the number of
-// ranks only: the partitioned keys (and values), a scratch area shared by the partitions and the sort (they never
-// run at once), the bucket offsets of one round (this rank's and the sum), and the counts the collectives move.
+// ranks only: the partitioned keys (and values), the arrived keys (and values), a scratch area shared by the
+// partitions and the sorts (they never run at once), the bucket offsets of one round (this rank's and the sum),
+// every rank's root offsets, the arrived buckets' offsets, the copy table, and the counts the collectives move.
 
 #include <cuda_runtime.h>
 #include <nccl.h>
@@ -23,6 +33,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "prims/device/detail/segmented_radix_sort_kernels.cuh"
 #include "prims/device/radix_partition.cuh"
 #include "prims/device/radix_sort.cuh"
 #include "prims/dist/detail/nccl_error.cuh"
@@ -31,6 +42,32 @@
 #include "prims/util/temp_storage.cuh"
 
 namespace prims::dist::detail {
+
+/// A copy of `count` elements from offset `from` of one buffer to offset `to` of another.
+struct PieceCopy {
+  uint64_t from;
+  uint64_t to;
+  uint64_t count;
+};
+
+inline constexpr int kPieceCopyThreads = 256;
+
+/// Copies pieces [0, num_pieces) from `from` to `to`: every block takes its share of every piece, so one launch
+/// moves a chunk's pieces (about one a bucket) at the device's copy bandwidth. Launched plainly, never early
+/// (programmatic launch): it runs beside NCCL kernels, which must not wait for SMs it holds.
+template <class T>
+__global__ void __launch_bounds__(kPieceCopyThreads)
+    copy_pieces_kernel(const T* __restrict__ from, T* __restrict__ to, const PieceCopy* __restrict__ pieces,
+                       unsigned num_pieces) {
+  const uint64_t stride = static_cast<uint64_t>(gridDim.x) * kPieceCopyThreads;
+  for (unsigned p = 0; p < num_pieces; ++p) {
+    const PieceCopy piece = pieces[p];
+    for (uint64_t i = static_cast<uint64_t>(blockIdx.x) * kPieceCopyThreads + threadIdx.x; i < piece.count;
+         i += stride) {
+      to[piece.to + i] = from[piece.from + i];
+    }
+  }
+}
 
 template <class K, class V>
 class DistributedRadixSort {
@@ -43,7 +80,27 @@ class DistributedRadixSort {
   using Buffers = prims::detail::PassBuffers<K, V>;
   static constexpr bool kHasValues = prims::detail::kHasValues<V>;
   static constexpr int kKeyBits = RadixKey<K>::kBits;
-  static constexpr int kParts = 7;
+  /// The bits the local sort sorts: those below the top digit, which the partition fixed.
+  static constexpr int kSortedBits = kKeyBits - kDigitBits;
+  /// Keys of one digit need no local sort: what arrives lands in keys_out, sorted.
+  static constexpr bool kArrivesSorted = kSortedBits == 0;
+  static constexpr int kParts = 12;
+  /// The exchange runs in kOverlapChunks chunks, each sorted as it lands, where ranks hold kOverlapMinItems keys
+  /// on average or more; below that in one chunk, sorted once it has landed (on two H100s the overlap cost more
+  /// than it hid at 2^27 and 2^28 u32 keys a rank and saved 5-10% at 2^29 and 2^30; docs/design-notes.md).
+  static constexpr int kOverlapChunks = 4;
+  static constexpr uint64_t kOverlapMinItems = uint64_t{1} << 29;
+
+ public:
+  /// CUDA events a bench passes to time the overlapped phase: exchange_begin and exchange_end on the exchange's
+  /// stream, around all chunks; sort_end on the caller's stream, after the last sort.
+  struct PhaseEvents {
+    cudaEvent_t exchange_begin;
+    cudaEvent_t exchange_end;
+    cudaEvent_t sort_end;
+  };
+
+ private:
 
  public:
   /// The two-phase entry: with temp == nullptr stores the bytes needed in temp_bytes (no communication: only the
@@ -71,16 +128,22 @@ class DistributedRadixSort {
     size_t scratch_bytes = 0;
     PRIMS_NCCL_TRY_CUDA(scratch_size(ranks, n_local, order, stream, scratch_bytes));
     const size_t partitioned = ranks > 1 ? n_local : 0;
+    const size_t arrived = kArrivesSorted ? 0 : partitioned;
     const size_t nodes = static_cast<size_t>(std::max(1, ranks - 1));
     const size_t offsets_bytes = nodes * kBucketOffsets * sizeof(uint64_t);
     const size_t boundaries = static_cast<size_t>(ranks - 1);
     const size_t sizes[kParts] = {partitioned * sizeof(K),
                                   kHasValues ? partitioned * sizeof(V) : 0,
+                                  arrived * sizeof(K),
+                                  kHasValues ? arrived * sizeof(V) : 0,
                                   scratch_bytes,
                                   offsets_bytes,
                                   offsets_bytes,
                                   (1 + static_cast<size_t>(ranks)) * sizeof(uint64_t),
-                                  2 * boundaries * (1 + static_cast<size_t>(ranks)) * sizeof(uint64_t)};
+                                  2 * boundaries * (1 + static_cast<size_t>(ranks)) * sizeof(uint64_t),
+                                  static_cast<size_t>(ranks) * kBucketOffsets * sizeof(uint64_t),
+                                  2 * kDigitBuckets * sizeof(uint64_t),
+                                  2 * static_cast<size_t>(ranks) * kDigitBuckets * sizeof(PieceCopy)};
     void* parts[kParts];
     if (prims::detail::carve_temp(temp, temp_bytes, sizes, parts) != cudaSuccess) return ncclInvalidArgument;
     if (temp == nullptr) return ncclSuccess;
@@ -89,18 +152,24 @@ class DistributedRadixSort {
     DistributedRadixSort& s = *sort;
     s.partitioned_keys_ = static_cast<K*>(parts[0]);
     s.partitioned_values_ = static_cast<V*>(parts[1]);
-    s.scratch_ = parts[2];
+    s.arrived_keys_ = kArrivesSorted ? io.keys_out : static_cast<K*>(parts[2]);
+    s.arrived_values_ = kArrivesSorted ? io.values_out : static_cast<V*>(parts[3]);
+    s.scratch_ = parts[4];
     s.scratch_bytes_ = scratch_bytes;
-    s.local_offsets_ = static_cast<size_t*>(parts[3]);
-    s.global_offsets_ = static_cast<size_t*>(parts[4]);
-    s.own_count_ = static_cast<uint64_t*>(parts[5]);
+    s.local_offsets_ = static_cast<size_t*>(parts[5]);
+    s.global_offsets_ = static_cast<size_t*>(parts[6]);
+    s.own_count_ = static_cast<uint64_t*>(parts[7]);
     s.rank_counts_ = s.own_count_ + 1;
-    s.own_cuts_ = static_cast<uint64_t*>(parts[6]);
+    s.own_cuts_ = static_cast<uint64_t*>(parts[8]);
     s.all_cuts_ = s.own_cuts_ + 2 * boundaries;
+    s.root_offsets_ = static_cast<uint64_t*>(parts[9]);
+    s.segment_begins_ = static_cast<uint64_t*>(parts[10]);
+    s.segment_ends_ = s.segment_begins_ + kDigitBuckets;
+    s.piece_copies_ = static_cast<PieceCopy*>(parts[11]);
     return ncclSuccess;
   }
 
-  /// Partition and exact splitters: leaves the exchange plan. Synchronizes the stream (the host needs the counts).
+  /// Partition and exact splitters: leaves the exchange planned. Synchronizes the stream (the host needs the counts).
   ncclResult_t partition() {
     if (ranks_ == 1) return ncclSuccess;
     const DigitLayout layout{kKeyBits};
@@ -112,16 +181,22 @@ class DistributedRadixSort {
     const uint64_t own_count = n_;
     PRIMS_NCCL_TRY_CUDA(
         cudaMemcpyAsync(own_count_, &own_count, sizeof(uint64_t), cudaMemcpyHostToDevice, stream_));
+    // Every rank's root offsets: their sum is the search's first round, and they place every bucket's pieces.
     PRIMS_NCCL_TRY(grouped([&] {
-      PRIMS_NCCL_TRY(ncclAllReduce(local_offsets_, global_offsets_, kBucketOffsets, ncclUint64, ncclSum, comm_,
-                                   stream_));
+      PRIMS_NCCL_TRY(ncclAllGather(local_offsets_, root_offsets_, kBucketOffsets, ncclUint64, comm_, stream_));
       return ncclAllGather(own_count_, rank_counts_, 1, ncclUint64, comm_, stream_);
     }));
     std::vector<uint64_t> rank_counts(static_cast<size_t>(ranks_));
+    std::vector<uint64_t> root_offsets(static_cast<size_t>(ranks_) * kBucketOffsets);
     PRIMS_NCCL_TRY_CUDA(copy_to_host(rank_counts, rank_counts_));
-    std::vector<uint64_t> local_offsets;
-    std::vector<uint64_t> global_offsets;
-    PRIMS_NCCL_TRY_CUDA(round_offsets(1, local_offsets, global_offsets));
+    PRIMS_NCCL_TRY_CUDA(copy_to_host(root_offsets, root_offsets_));
+    PRIMS_NCCL_TRY_CUDA(cudaStreamSynchronize(stream_));
+    const auto mine = root_offsets.begin() + static_cast<std::ptrdiff_t>(rank_) * kBucketOffsets;
+    std::vector<uint64_t> local_offsets(mine, mine + kBucketOffsets);
+    std::vector<uint64_t> global_offsets(kBucketOffsets, 0);
+    for (size_t i = 0; i < root_offsets.size(); ++i) global_offsets[i % kBucketOffsets] += root_offsets[i];
+    uint64_t total = 0;
+    for (uint64_t count : rank_counts) total += count;
 
     SplitterSearch search(std::move(rank_counts), rank_, kKeyBits);
     search.refine(local_offsets, global_offsets);
@@ -141,55 +216,107 @@ class DistributedRadixSort {
     std::vector<uint64_t> all_cuts(own_cuts.size() * static_cast<size_t>(ranks_));
     PRIMS_NCCL_TRY_CUDA(copy_to_host(all_cuts, all_cuts_));
     PRIMS_NCCL_TRY_CUDA(cudaStreamSynchronize(stream_));
-    plan_ = search.exchange_plan(all_cuts);
+    // The same number of chunks on every rank: it decides which pieces each grouped call moves.
+    const uint64_t per_rank = total / static_cast<uint64_t>(ranks_);
+    const int chunks = per_rank >= kOverlapMinItems ? kOverlapChunks : 1;
+    exchange_ = search.bucket_exchange(all_cuts, root_offsets, chunks);
+    // Every chunk's copies: the kept pieces (from the partitioned buffer), then the received ones (from where
+    // they are staged in the output). At most a piece a bucket and source rank.
+    copy_tables_.assign(2 * exchange_.keeps.size() + 1, 0);
+    std::vector<PieceCopy> copies;
+    for (size_t c = 0; c < exchange_.keeps.size(); ++c) {
+      for (const ExchangePiece& piece : exchange_.keeps[c]) {
+        copies.push_back({piece.source, piece.destination, piece.count});
+      }
+      copy_tables_[2 * c + 1] = copies.size();
+      size_t next = 0;
+      for (const ExchangeRange& range : exchange_.receive_ranges[c]) {
+        uint64_t staged = range.offset;
+        for (; next < exchange_.receives[c].size() && exchange_.receives[c][next].peer == range.peer; ++next) {
+          const ExchangePiece& piece = exchange_.receives[c][next];
+          copies.push_back({staged, piece.destination, piece.count});
+          staged += piece.count;
+        }
+      }
+      copy_tables_[2 * c + 2] = copies.size();
+    }
+    if (!copies.empty()) {
+      PRIMS_NCCL_TRY_CUDA(cudaMemcpyAsync(piece_copies_, copies.data(), copies.size() * sizeof(PieceCopy),
+                                          cudaMemcpyHostToDevice, stream_));
+    }
+    // The arrived buckets' offsets, for the segmented sort (copied from pageable memory: staged before return).
+    const size_t segments = exchange_.segment_begins.size();
+    if (segments > 0) {
+      PRIMS_NCCL_TRY_CUDA(cudaMemcpyAsync(segment_begins_, exchange_.segment_begins.data(), segments * sizeof(uint64_t),
+                                          cudaMemcpyHostToDevice, stream_));
+      PRIMS_NCCL_TRY_CUDA(cudaMemcpyAsync(segment_ends_, exchange_.segment_ends.data(), segments * sizeof(uint64_t),
+                                          cudaMemcpyHostToDevice, stream_));
+    }
     return ncclSuccess;
   }
 
-  /// The all-to-all of the plan's segments into keys_out (values_out). Does not synchronize.
-  ncclResult_t exchange() {
-    if (ranks_ == 1) return ncclSuccess;
-    const size_t self = static_cast<size_t>(rank_);
-    PRIMS_NCCL_TRY_CUDA(copy_segment(io_.keys_out, partitioned_keys_, plan_.receive_offsets[self],
-                                     plan_.send_offsets[self], plan_.send_counts[self]));
-    if constexpr (kHasValues) {
-      PRIMS_NCCL_TRY_CUDA(copy_segment(io_.values_out, partitioned_values_, plan_.receive_offsets[self],
-                                       plan_.send_offsets[self], plan_.send_counts[self]));
-    }
-    return grouped([&] {
-      for (int peer = 0; peer < ranks_; ++peer) {
-        if (peer == rank_) continue;
-        PRIMS_NCCL_TRY(send_receive(io_.keys_out, partitioned_keys_, peer));
-        if constexpr (kHasValues) PRIMS_NCCL_TRY(send_receive(io_.values_out, partitioned_values_, peer));
-      }
+  /// The exchange, chunk by chunk on a stream of its own, and the sort of each chunk's buckets on the caller's
+  /// stream as it lands (see the file comment). Does not synchronize; `events` (a bench's) are recorded if given.
+  ncclResult_t exchange_and_sort(const PhaseEvents* events = nullptr) {
+    if (ranks_ == 1) {
+      if (events != nullptr) PRIMS_NCCL_TRY_CUDA(cudaEventRecord(events->exchange_begin, stream_));
+      if (events != nullptr) PRIMS_NCCL_TRY_CUDA(cudaEventRecord(events->exchange_end, stream_));
+      PRIMS_NCCL_TRY_CUDA(prims::detail::radix_sort<device::RadixSortAlgorithm::Onesweep>(
+          scratch_, scratch_bytes_, io_, n_, order_, 0, kKeyBits, nullptr, stream_));
+      if (events != nullptr) PRIMS_NCCL_TRY_CUDA(cudaEventRecord(events->sort_end, stream_));
       return ncclSuccess;
-    });
-  }
-
-  /// The stable single-GPU sort of the rank's keys into keys_out (values_out). Does not synchronize.
-  ncclResult_t local_sort() {
-    // With several ranks what arrived is in keys_out already: sort it in place.
-    const Buffers io = ranks_ == 1 ? io_ : Buffers{io_.keys_out, io_.keys_out, io_.values_out, io_.values_out};
-    PRIMS_NCCL_TRY_CUDA(prims::detail::radix_sort<device::RadixSortAlgorithm::Onesweep>(
-        scratch_, scratch_bytes_, io, n_, order_, 0, kKeyBits, nullptr, stream_));
+    }
+    ExchangeStream side;
+    const size_t chunks = exchange_.sends.size();
+    PRIMS_NCCL_TRY_CUDA(side.create(chunks + 1));
+    // The exchange starts once the partition is done.
+    PRIMS_NCCL_TRY_CUDA(cudaEventRecord(side.events[chunks], stream_));
+    PRIMS_NCCL_TRY_CUDA(cudaStreamWaitEvent(side.stream, side.events[chunks], 0));
+    if (events != nullptr) PRIMS_NCCL_TRY_CUDA(cudaEventRecord(events->exchange_begin, side.stream));
+    // Buckets larger than the segmented sort's shared passes take: Onesweep sorts everything once it has arrived.
+    const bool by_segments = !kArrivesSorted && exchange_.largest_segment < prims::detail::kOnesweepPortionMaxItems;
+    for (size_t c = 0; c < chunks; ++c) {
+      PRIMS_NCCL_TRY(move_chunk(c, side.stream));
+      PRIMS_NCCL_TRY_CUDA(cudaEventRecord(side.events[c], side.stream));
+    }
+    for (size_t c = 0; c < chunks && by_segments; ++c) {
+      const size_t first = exchange_.chunk_segments[c];
+      const size_t segments = exchange_.chunk_segments[c + 1] - first;
+      if (segments == 0) continue;
+      PRIMS_NCCL_TRY_CUDA(cudaStreamWaitEvent(stream_, side.events[c], 0));
+      const Buffers sort_io{arrived_keys_, io_.keys_out, arrived_values_, io_.values_out};
+      PRIMS_NCCL_TRY_CUDA((prims::detail::segmented_radix_sort<K, V, uint64_t>(
+          scratch_, scratch_bytes_, sort_io, n_, segments, segment_begins_ + first, segment_ends_ + first, order_, 0,
+          kSortedBits, stream_)));
+    }
+    if (events != nullptr) PRIMS_NCCL_TRY_CUDA(cudaEventRecord(events->exchange_end, side.stream));
+    // The caller's stream holds all the work when this returns.
+    PRIMS_NCCL_TRY_CUDA(cudaStreamWaitEvent(stream_, side.events[chunks - 1], 0));
+    if (!by_segments && !kArrivesSorted) {
+      const Buffers sort_io{arrived_keys_, io_.keys_out, arrived_values_, io_.values_out};
+      PRIMS_NCCL_TRY_CUDA(prims::detail::radix_sort<device::RadixSortAlgorithm::Onesweep>(
+          scratch_, scratch_bytes_, sort_io, n_, order_, 0, kKeyBits, nullptr, stream_));
+    }
+    if (events != nullptr) PRIMS_NCCL_TRY_CUDA(cudaEventRecord(events->sort_end, stream_));
     return ncclSuccess;
   }
 
   ncclResult_t run() {
     PRIMS_NCCL_TRY(partition());
-    PRIMS_NCCL_TRY(exchange());
-    return local_sort();
+    return exchange_and_sort();
   }
 
-  /// What this rank sends and receives (after partition()).
-  const ExchangePlan& plan() const { return plan_; }
+  /// The exchange bucket by bucket (after partition()).
+  const BucketExchange& bucket_exchange() const { return exchange_; }
 
  private:
   DistributedRadixSort(ncclComm_t comm, int ranks, int rank, Buffers io, size_t n_local, Order order,
                        cudaStream_t stream)
       : comm_(comm), ranks_(ranks), rank_(rank), io_(io), n_(n_local), order_(order), stream_(stream) {}
 
-  /// The scratch the partitions and the sort need: the first partition of n keys, the refinements (TileCounts,
-  /// in place, of at most n keys: its storage grows with n) and the local sort of n keys.
+  /// The scratch the partitions and the sorts need: the first partition of n keys, the refinements (TileCounts,
+  /// in place, of at most n keys: its storage grows with n), the segmented sort of n keys in up to kDigitBuckets
+  /// buckets, and Onesweep of n keys (one rank, or a bucket too large for the segmented sort).
   static cudaError_t scratch_size(int ranks, size_t n, Order order, cudaStream_t stream, size_t& bytes) {
     const Buffers none{nullptr, nullptr, nullptr, nullptr};
     const DigitLayout layout{kKeyBits};
@@ -200,12 +327,123 @@ class DistributedRadixSort {
     if (ranks == 1) return cudaSuccess;
     size_t first_bytes = 0;
     size_t refine_bytes = 0;
+    size_t segmented_bytes = 0;
     PRIMS_TRY(prims::detail::radix_partition_default(nullptr, first_bytes, none, n, nullptr, layout.begin_bit(0),
                                                      layout.end_bit(0), order, stream));
     PRIMS_TRY(prims::detail::radix_partition<device::RadixSortAlgorithm::TileCounts>(
         nullptr, refine_bytes, none, n, nullptr, layout.begin_bit(0), layout.end_bit(0), order, stream));
-    bytes = std::max({sort_bytes, first_bytes, refine_bytes});
+    if constexpr (!kArrivesSorted) {
+      PRIMS_TRY((prims::detail::segmented_radix_sort<K, V, uint64_t>(nullptr, segmented_bytes, none, n, kDigitBuckets,
+                                                                     nullptr, nullptr, order, 0, kSortedBits,
+                                                                     stream)));
+    }
+    bytes = std::max({sort_bytes, first_bytes, refine_bytes, segmented_bytes});
     return cudaSuccess;
+  }
+
+  /// A stream of the exchange's own, at the device's highest priority (so that its NCCL kernels take SMs as soon
+  /// as the sort's blocks free them), and events: one a chunk (landed), one for the start. Destroyed with it;
+  /// work still queued completes.
+  struct ExchangeStream {
+    cudaStream_t stream = nullptr;
+    std::vector<cudaEvent_t> events;
+
+    cudaError_t create(size_t count) {
+      int lowest = 0;
+      int highest = 0;
+      PRIMS_TRY(cudaDeviceGetStreamPriorityRange(&lowest, &highest));
+      PRIMS_TRY(cudaStreamCreateWithPriority(&stream, cudaStreamNonBlocking, highest));
+      events.reserve(count);
+      for (size_t i = 0; i < count; ++i) {
+        cudaEvent_t event = nullptr;
+        PRIMS_TRY(cudaEventCreateWithFlags(&event, cudaEventDisableTiming));
+        events.push_back(event);
+      }
+      return cudaSuccess;
+    }
+    ExchangeStream() = default;
+    ExchangeStream(const ExchangeStream&) = delete;
+    ExchangeStream& operator=(const ExchangeStream&) = delete;
+    ~ExchangeStream() {
+      for (cudaEvent_t event : events) cudaEventDestroy(event);
+      if (stream != nullptr) cudaStreamDestroy(stream);
+    }
+  };
+
+  /// Chunk c of the exchange on `stream`: this rank's kept pieces copied, then one grouped call of a send and a
+  /// receive a peer, and the received pieces copied from where they were staged to their places. One range a peer
+  /// moves at NCCL's full rate where a call a piece (a bucket each) takes twice as long; the staging is the chunk's
+  /// own region of keys_out (values_out), which its sort writes only later. Keys of one digit arrive in keys_out,
+  /// sorted: each piece is received straight into its place.
+  ncclResult_t move_chunk(size_t c, cudaStream_t stream) const {
+    PRIMS_NCCL_TRY_CUDA(copy_pieces(partitioned_keys_, arrived_keys_, copy_tables_[2 * c], copy_tables_[2 * c + 1],
+                                    stream));
+    if constexpr (kHasValues) {
+      PRIMS_NCCL_TRY_CUDA(copy_pieces(partitioned_values_, arrived_values_, copy_tables_[2 * c],
+                                      copy_tables_[2 * c + 1], stream));
+    }
+    if constexpr (kArrivesSorted) {
+      return grouped([&] {
+        for (const ExchangePiece& piece : exchange_.sends[c]) {
+          PRIMS_NCCL_TRY(send(partitioned_keys_ + piece.source, piece.count, piece.peer, stream));
+          if constexpr (kHasValues) {
+            PRIMS_NCCL_TRY(send(partitioned_values_ + piece.source, piece.count, piece.peer, stream));
+          }
+        }
+        for (const ExchangePiece& piece : exchange_.receives[c]) {
+          PRIMS_NCCL_TRY(receive(arrived_keys_ + piece.destination, piece.count, piece.peer, stream));
+          if constexpr (kHasValues) {
+            PRIMS_NCCL_TRY(receive(arrived_values_ + piece.destination, piece.count, piece.peer, stream));
+          }
+        }
+        return ncclSuccess;
+      });
+    } else {
+      PRIMS_NCCL_TRY(grouped([&] {
+        for (const ExchangeRange& range : exchange_.send_ranges[c]) {
+          PRIMS_NCCL_TRY(send(partitioned_keys_ + range.offset, range.count, range.peer, stream));
+          if constexpr (kHasValues) {
+            PRIMS_NCCL_TRY(send(partitioned_values_ + range.offset, range.count, range.peer, stream));
+          }
+        }
+        for (const ExchangeRange& range : exchange_.receive_ranges[c]) {
+          PRIMS_NCCL_TRY(receive(io_.keys_out + range.offset, range.count, range.peer, stream));
+          if constexpr (kHasValues) {
+            PRIMS_NCCL_TRY(receive(io_.values_out + range.offset, range.count, range.peer, stream));
+          }
+        }
+        return ncclSuccess;
+      }));
+      // Each peer's pieces, in order, lie back to back in its staged range.
+      PRIMS_NCCL_TRY_CUDA(copy_pieces(io_.keys_out, arrived_keys_, copy_tables_[2 * c + 1], copy_tables_[2 * c + 2],
+                                      stream));
+      if constexpr (kHasValues) {
+        PRIMS_NCCL_TRY_CUDA(copy_pieces(io_.values_out, arrived_values_, copy_tables_[2 * c + 1],
+                                        copy_tables_[2 * c + 2], stream));
+      }
+      return ncclSuccess;
+    }
+  }
+
+  /// Copies the pieces [first, last) of the copy table from `from` to `to`, in one launch.
+  template <class T>
+  cudaError_t copy_pieces(const T* from, T* to, size_t first, size_t last, cudaStream_t stream) const {
+    if (first == last) return cudaSuccess;
+    int multiprocessors = 0;
+    PRIMS_TRY(prims::detail::multiprocessor_count(multiprocessors));
+    copy_pieces_kernel<T><<<static_cast<unsigned>(multiprocessors) * 2, kPieceCopyThreads, 0, stream>>>(
+        from, to, piece_copies_ + first, static_cast<unsigned>(last - first));
+    return cudaGetLastError();
+  }
+
+  template <class T>
+  ncclResult_t send(const T* items, uint64_t count, int peer, cudaStream_t stream) const {
+    return ncclSend(items, count * sizeof(T), ncclUint8, peer, comm_, stream);
+  }
+
+  template <class T>
+  ncclResult_t receive(T* items, uint64_t count, int peer, cudaStream_t stream) const {
+    return ncclRecv(items, count * sizeof(T), ncclUint8, peer, comm_, stream);
   }
 
   /// Partitions every pending node's range of the partitioned buffer, in place, by the search's next digit; node
@@ -240,30 +478,6 @@ class DistributedRadixSort {
     return cudaMemcpyAsync(host.data(), device, host.size() * sizeof(uint64_t), cudaMemcpyDeviceToHost, stream_);
   }
 
-  template <class T>
-  cudaError_t copy_segment(T* destination, const T* source, uint64_t destination_offset, uint64_t source_offset,
-                           uint64_t count) const {
-    if (count == 0) return cudaSuccess;
-    return cudaMemcpyAsync(destination + destination_offset, source + source_offset, count * sizeof(T),
-                           cudaMemcpyDeviceToDevice, stream_);
-  }
-
-  /// This rank's segment for `peer`, and the peer's segment for this rank, as bytes. Empty segments are skipped on
-  /// both sides alike: both read the same plan.
-  template <class T>
-  ncclResult_t send_receive(T* received, const T* partitioned, int peer) const {
-    const size_t p = static_cast<size_t>(peer);
-    if (plan_.send_counts[p] > 0) {
-      PRIMS_NCCL_TRY(ncclSend(partitioned + plan_.send_offsets[p], plan_.send_counts[p] * sizeof(T), ncclUint8,
-                              peer, comm_, stream_));
-    }
-    if (plan_.receive_counts[p] > 0) {
-      PRIMS_NCCL_TRY(ncclRecv(received + plan_.receive_offsets[p], plan_.receive_counts[p] * sizeof(T), ncclUint8,
-                              peer, comm_, stream_));
-    }
-    return ncclSuccess;
-  }
-
   ncclComm_t comm_;
   int ranks_;
   int rank_;
@@ -273,6 +487,8 @@ class DistributedRadixSort {
   cudaStream_t stream_;
   K* partitioned_keys_ = nullptr;
   V* partitioned_values_ = nullptr;
+  K* arrived_keys_ = nullptr;
+  V* arrived_values_ = nullptr;
   void* scratch_ = nullptr;
   size_t scratch_bytes_ = 0;
   size_t* local_offsets_ = nullptr;
@@ -281,7 +497,14 @@ class DistributedRadixSort {
   uint64_t* rank_counts_ = nullptr;
   uint64_t* own_cuts_ = nullptr;
   uint64_t* all_cuts_ = nullptr;
-  ExchangePlan plan_;
+  uint64_t* root_offsets_ = nullptr;
+  uint64_t* segment_begins_ = nullptr;
+  uint64_t* segment_ends_ = nullptr;
+  BucketExchange exchange_;
+  PieceCopy* piece_copies_ = nullptr;
+  /// Chunk c's kept pieces are copies [copy_tables_[2c], copy_tables_[2c + 1]) of piece_copies_, its received ones
+  /// [copy_tables_[2c + 1], copy_tables_[2c + 2]).
+  std::vector<size_t> copy_tables_;
 };
 
 /// The whole sort behind the public calls: the two-phase protocol, then the three phases. Never throws (host

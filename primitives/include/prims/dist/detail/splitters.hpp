@@ -71,6 +71,15 @@ struct ExchangePiece {
   uint64_t count;
 };
 
+/// A contiguous range of one chunk's exchange with one peer: the sender's pieces for it, back to back in its
+/// partitioned buffer (`offset`: where they begin), or, at the receiver, where they are staged (`offset` into the
+/// chunk's own region of the output, peers in rank order) before each piece is copied to its place.
+struct ExchangeRange {
+  int peer;
+  uint64_t offset;
+  uint64_t count;
+};
+
 /// The exchange bucket by bucket, in chunks. What arrives at a rank is laid out bucket by bucket (top digit of the
 /// root partition) and, inside a bucket, by sender rank, each sender's piece in its source order: every bucket is
 /// a stable segment of keys sharing their top digit, so the arrived keys need only the remaining digits sorted,
@@ -83,6 +92,9 @@ struct BucketExchange {
   std::vector<std::vector<ExchangePiece>> sends;
   std::vector<std::vector<ExchangePiece>> receives;
   std::vector<std::vector<ExchangePiece>> keeps;
+  /// [chunk]: the same sends and receives as one range a peer (empty ones left out), in peer order.
+  std::vector<std::vector<ExchangeRange>> send_ranges;
+  std::vector<std::vector<ExchangeRange>> receive_ranges;
   /// This rank's non-empty buckets in its arrived buffer, in order: [segment_begins[i], segment_ends[i]).
   std::vector<uint64_t> segment_begins;
   std::vector<uint64_t> segment_ends;
@@ -172,7 +184,7 @@ class SplitterSearch {
     const Boundary& b = boundaries_[static_cast<size_t>(j - 1)];
     const size_t stride = 2 * boundaries_.size();
     uint64_t ties_before = 0;
-    for (int p = 0; p < q; ++p) ties_before += summaries[static_cast<size_t>(p) * stride + 2 * (j - 1) + 1];
+    for (size_t p = 0; p < static_cast<size_t>(q); ++p) ties_before += summaries[p * stride + 2 * (j - 1) + 1];
     const uint64_t cut = summaries[static_cast<size_t>(q) * stride + 2 * (j - 1)];
     const uint64_t ties = summaries[static_cast<size_t>(q) * stride + 2 * (j - 1) + 1];
     const uint64_t taken = b.excess > ties_before ? std::min(b.excess - ties_before, ties) : 0;
@@ -234,10 +246,14 @@ class SplitterSearch {
     exchange.sends.resize(static_cast<size_t>(chunks));
     exchange.receives.resize(static_cast<size_t>(chunks));
     exchange.keeps.resize(static_cast<size_t>(chunks));
+    exchange.send_ranges.resize(static_cast<size_t>(chunks));
+    exchange.receive_ranges.resize(static_cast<size_t>(chunks));
     exchange.chunk_segments.push_back(0);
     const Layout& mine = layouts[static_cast<size_t>(rank_)];
     for (int c = 0; c < chunks; ++c) {
       const size_t chunk = static_cast<size_t>(c);
+      // Received ranges are staged from the chunk's first position on, in peer order.
+      uint64_t staged = mine.bucket_start[mine.chunk_start[chunk]];
       for (int peer = 0; peer < p; ++peer) {
         // To peer: its chunk c's buckets; from peer: this rank's chunk c's buckets.
         const Layout& theirs = layouts[static_cast<size_t>(peer)];
@@ -247,13 +263,22 @@ class SplitterSearch {
           if (count == 0) continue;
           const ExchangePiece sent{peer, source, destination(rank_, peer, b), count};
           (peer == rank_ ? exchange.keeps : exchange.sends)[chunk].push_back(sent);
+          if (peer == rank_) continue;
+          // Consecutive buckets of one rank's range are adjacent in its buffer: one range a peer.
+          auto& ranges = exchange.send_ranges[chunk];
+          if (ranges.empty() || ranges.back().peer != peer) ranges.push_back({peer, source, 0});
+          ranges.back().count += count;
         }
         if (peer == rank_) continue;
+        uint64_t received = 0;
         for (int b = mine.chunk_start[chunk]; b < mine.chunk_start[chunk + 1]; ++b) {
           uint64_t source = 0;
           const uint64_t count = piece(peer, rank_, b, source);
           if (count > 0) exchange.receives[chunk].push_back({peer, source, destination(peer, rank_, b), count});
+          received += count;
         }
+        if (received > 0) exchange.receive_ranges[chunk].push_back({peer, staged, received});
+        staged += received;
       }
       for (int b = mine.chunk_start[chunk]; b < mine.chunk_start[chunk + 1]; ++b) {
         const uint64_t size = mine.bucket_start[b + 1] - mine.bucket_start[b];
