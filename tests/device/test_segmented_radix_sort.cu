@@ -235,6 +235,39 @@ TYPED_TEST(SegmentedSortTyped, PairsStableEveryClassEdge) {
   }
 }
 
+/// Shared memory capped at the 99 KB a block of sm_86, sm_89 and sm_120 parts gets (keys alone still fit the local
+/// class there, pairs of 4-byte keys and values ask for 160 KB), then at 8 KB (no local class at all): segments the
+/// local class cannot take go to the large class, and every class edge still sorts, keys and stable pairs.
+TYPED_TEST(SegmentedSortTyped, EveryClassEdgeUnderASharedMemoryCap) {
+  PRIMS_REQUIRE_GPU();
+  using K = TypeParam;
+  bool fits = false;
+  ASSERT_EQ(cudaSuccess, (detail::segmented_local_class_fits<K, uint32_t>(fits)));
+  ASSERT_TRUE(fits) << "the local class fits an H100's block";
+  struct Cap {
+    ~Cap() { detail::shared_memory_cap_for_tests() = 0; }
+  } restore;
+  const Layout l = layout(Classes<K, uint32_t>::edge_sizes(), 5, true, 11);
+  const auto keys = random_keys<K>(l.n, l.n);
+  const auto few = few_distinct(random_keys<K>(l.n, 3), 5);
+  for (size_t cap : {size_t{99} * 1024, size_t{8} * 1024}) {
+    SCOPED_TRACE("shared memory cap " + std::to_string(cap));
+    detail::shared_memory_cap_for_tests() = cap;
+    if (cap == 8 * 1024) {
+      ASSERT_EQ(cudaSuccess, (detail::segmented_local_class_fits<K, detail::NoValues>(fits)));
+      ASSERT_FALSE(fits) << "under the cap the local class is off";
+      ASSERT_EQ(cudaSuccess, (detail::segmented_local_class_fits<K, uint32_t>(fits)));
+      ASSERT_FALSE(fits);
+    }
+    for (Order order : {Order::Ascending, Order::Descending}) {
+      check_keys(keys, l, {order});
+      check_pairs(few, l, {order});
+      check_pairs(few, l, {order, 0, -1, /*in_place=*/true});
+      if (::testing::Test::HasFatalFailure()) return;
+    }
+  }
+}
+
 /// Bit subranges (one pass, an odd number, a partial last digit, none at all) and in place.
 TYPED_TEST(SegmentedSortTyped, BitRangesAndInPlace) {
   PRIMS_REQUIRE_GPU();

@@ -4,6 +4,7 @@
 #include <cuda_runtime.h>
 
 #include <atomic>
+#include <cstddef>
 
 #include "prims/util/error.cuh"
 
@@ -33,6 +34,23 @@ cudaError_t cached_device_attribute(int& value) {
 /// The number of multiprocessors of the current device.
 inline cudaError_t multiprocessor_count(int& count) {
   return cached_device_attribute<cudaDevAttrMultiProcessorCount>(count);
+}
+
+/// A cap on the shared memory a block may use, below the device's own, for tests: set it to 99 KB on an H100 and
+/// the library takes the paths it takes on a GPU with that much (an RTX 4090, an L40S). 0 (the default): no cap.
+inline std::atomic<size_t>& shared_memory_cap_for_tests() {
+  static std::atomic<size_t> cap{0};
+  return cap;
+}
+
+/// The most shared memory a block of the current device may ask for (opted in), in bytes, under the test cap.
+inline cudaError_t shared_memory_per_block(size_t& bytes) {
+  int optin = 0;
+  PRIMS_TRY(cached_device_attribute<cudaDevAttrMaxSharedMemoryPerBlockOptin>(optin));
+  bytes = static_cast<size_t>(optin);
+  const size_t cap = shared_memory_cap_for_tests().load(std::memory_order_relaxed);
+  if (cap > 0 && cap < bytes) bytes = cap;
+  return cudaSuccess;
 }
 
 }  // namespace prims::detail

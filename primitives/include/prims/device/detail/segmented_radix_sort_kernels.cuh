@@ -205,7 +205,7 @@ inline constexpr int kClassifyThreads = 256;
 template <class Policy, class Offset>
 __global__ void __launch_bounds__(kClassifyThreads)
     segmented_classify_kernel(const Offset* __restrict__ begin_offsets, const Offset* __restrict__ end_offsets,
-                              size_t num_segments, SegmentLists lists) {
+                              size_t num_segments, size_t local_max_items, SegmentLists lists) {
   constexpr int kWarps = kClassifyThreads / warp::kWarpThreads;
   /// Members of each class in each warp, then where each warp's members of the class go in the block's room.
   __shared__ unsigned warp_offsets[kSegmentClasses][kWarps];
@@ -229,7 +229,7 @@ __global__ void __launch_bounds__(kClassifyThreads)
                       : size <= static_cast<size_t>(Policy::packed16_slot_items) ? kPacked16Segments
                       : size <= static_cast<size_t>(Policy::packed4_slot_items)  ? kPacked4Segments
                       : size <= static_cast<size_t>(Policy::tile_items)          ? kTileSegments
-                      : size <= static_cast<size_t>(Policy::local_tile_items)    ? kLocalSegments
+                      : size <= local_max_items                                 ? kLocalSegments
                       : size > Policy::onesweep_min_items && size < kOnesweepPortionMaxItems ? kOnesweepSegments
                                                                                       : kLargeSegments;
     }
@@ -784,6 +784,18 @@ __global__ void __launch_bounds__(Policy::block_threads, Policy::min_blocks_per_
   }
 }
 
+/// Whether the current device lets a block of the local class have its shared memory (96 KB for keys alone, 112 to
+/// 160 KB for pairs): pairs do not fit on parts with 99 KB a block (sm_86, sm_89, sm_120), where the class's
+/// segments go to the large class (one block each, through global memory) instead of failing to launch.
+template <class K, class V, class Policy = SegmentedSortPolicy<K, V>>
+cudaError_t segmented_local_class_fits(bool& fits) {
+  using LocalTile = TileSort<Policy, typename Policy::local_shape, Policy::local_tile_items, K, V>;
+  size_t shared_bytes = 0;
+  PRIMS_TRY(shared_memory_per_block(shared_bytes));
+  fits = sizeof(typename LocalTile::TempStorage) <= shared_bytes;
+  return cudaSuccess;
+}
+
 /// The segmented sort (see the file comment). `Policy` is a template argument so tuning programs can sweep it.
 template <class K, class V, class Offset, class Policy = SegmentedSortPolicy<K, V>>
 cudaError_t segmented_radix_sort(void* temp, size_t& temp_bytes, PassBuffers<K, V> io, size_t n,
@@ -805,9 +817,11 @@ cudaError_t segmented_radix_sort(void* temp, size_t& temp_bytes, PassBuffers<K, 
                          static_cast<size_t>(kMaxRangeBegin));
   }
   // The most segments of each class that n keys can hold without overlapping: the class's smallest size divides n.
+  // Large segments may be as small as the tile class's largest plus one: where the device gives a block too little
+  // shared memory for the local class, its segments are large ones (segmented_local_class_fits).
   constexpr size_t kSmallestSize[kSegmentClasses] = {1, Policy::counting_tiny_items + 1, Policy::counting_max_items + 1,
                                                      Policy::packed16_slot_items + 1, Policy::packed4_slot_items + 1,
-                                                     Policy::tile_items + 1, Policy::local_tile_items + 1,
+                                                     Policy::tile_items + 1, Policy::tile_items + 1,
                                                      Policy::onesweep_min_items + 1};
   unsigned capacity[kSegmentClasses];
   for (int c = 0; c < kSegmentClasses; ++c) {
@@ -849,12 +863,15 @@ cudaError_t segmented_radix_sort(void* temp, size_t& temp_bytes, PassBuffers<K, 
   const SegmentList special{nullptr, static_cast<unsigned long long*>(parts[kSpecialPart]),
                             counters + 2 * kSegmentClasses, counters + 2 * kSegmentClasses + 1, special_capacity};
   PRIMS_TRY(cudaMemsetAsync(counters, 0, sizes[2], stream));
+  bool local_class = false;
+  PRIMS_TRY((segmented_local_class_fits<K, V, Policy>(local_class)));
+  const size_t local_max_items = local_class ? Policy::local_tile_items : Policy::tile_items;
   int multiprocessors = 0;
   PRIMS_TRY(multiprocessor_count(multiprocessors));
   const size_t classify_blocks =
       std::min((num_segments + kClassifyThreads - 1) / kClassifyThreads, static_cast<size_t>(multiprocessors) * 8);
   PRIMS_TRY(launch(segmented_classify_kernel<Policy, Offset>, static_cast<unsigned>(classify_blocks),
-                   kClassifyThreads, 0, stream, begin_offsets, end_offsets, num_segments, lists));
+                   kClassifyThreads, 0, stream, begin_offsets, end_offsets, num_segments, local_max_items, lists));
 
   const SegmentedSortArgs<K, V, Offset> args{io, begin_offsets, end_offsets, order, begin_bit, end_bit};
   // Each class's kernel, on a persistent grid of no more blocks than the class's groups can keep busy.
@@ -936,8 +953,10 @@ cudaError_t segmented_radix_sort(void* temp, size_t& temp_bytes, PassBuffers<K, 
                           [&] { return sort_tiles(Tiles{}, Packed16Slots{}, kPacked16Segments); }));
   PRIMS_TRY(sort_tiles(Tiles{}, std::integral_constant<int, kPacked4>{}, kPacked4Segments));
   PRIMS_TRY(sort_tiles(Tiles{}, std::integral_constant<int, kTile>{}, kTileSegments));
-  PRIMS_TRY(sort_tiles(typename Policy::local_shape{}, std::integral_constant<int, Policy::local_tile_items>{},
-                       kLocalSegments));
+  if (local_class) {
+    PRIMS_TRY(sort_tiles(typename Policy::local_shape{}, std::integral_constant<int, Policy::local_tile_items>{},
+                         kLocalSegments));
+  }
   void* onesweep_parts[OnesweepStorage::kParts];
   std::copy(parts + kOnesweepPart, parts + kParts, onesweep_parts);
   const SegmentList& onesweep_list = lists.list[kOnesweepSegments];
