@@ -1,6 +1,6 @@
-// two_gpus: the multi-GPU example of docs/multi-gpu.md. Nine keys spread unevenly over two GPUs are sorted across both with
-// prims::dist::radix_sort_keys: one communicator per GPU from ncclCommInitAll, one host thread per GPU (the call
-// synchronizes its stream, so each rank needs its own thread). Each GPU keeps as many keys as it gave.
+// two_gpus: the multi-GPU example of docs/multi-gpu.md. Nine keys spread unevenly over two GPUs are sorted across
+// both with prims::dist::radix_sort_keys: one communicator per GPU from ncclCommInitAll, one host thread per GPU (the
+// call synchronizes its stream, so each rank needs its own thread). Each GPU keeps as many keys as it gave.
 #include <nccl.h>
 #include <prims/dist.cuh>
 
