@@ -300,7 +300,8 @@ void write_json(const prims::bench::Harness& harness, int ranks, const std::vect
 }  // namespace
 
 int main(int argc, char** argv) {
-  // NVLink multicast stays off on the machines this runs on; an explicit setting in the environment wins.
+  // NCCL_NVLS_ENABLE=0 turns off NVLink SHARP (NVLS, NVLink multicast), which some systems cannot set up (no
+  // fabric manager or multicast support, or a container without access to it). A value already set wins.
   setenv("NCCL_NVLS_ENABLE", "0", 0);
   try {
     int u64_log2 = 30, gpus = 0;

@@ -9,7 +9,7 @@
 # out-of-core pipeline on the binary file: in core, out of core (--gpu-memory a quarter of the file, buckets in host
 # memory), spilled (also --host-memory an eighth of the file, spill files beside the data), and `cp` of the same file
 # as the disk's pace. Checks every output is sorted and that the programs agree, prints a table and writes
-# OUTDIR/radix_sort_app.json (on the GPU machine: OUTDIR="$OUT").
+# OUTDIR/radix_sort_app.json.
 # Every timed command writes a new file with no other writes pending: the generated inputs and earlier outputs are
 # flushed to disk (sync) and the output is removed before it runs, so no program pays for another's writeback.
 # Needs python3 with numpy and GNU sort. Build with -DCMAKE_BUILD_TYPE=Release first. Takes about 2-4 minutes.

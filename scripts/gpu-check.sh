@@ -7,7 +7,8 @@
 #   BENCH_ARGS="--max-log2 24" scripts/gpu-check.sh bench      extra arguments for every bench
 #   BENCHES="bench_scan" ... ; TEST_FILTER=Scan ... (ctest -R)
 #   SANITIZE_FILTER / SANITIZE_NARROW_FILTER (gtest filters, see the stage) ; SANITIZE_TIMEOUT=600 (s per run)
-# The whole of it takes longer than one 10-minute call on an H100 machine: run the stages in separate calls.
+# All three stages together take more than ten minutes on one H100 (each sanitizer run may last up to
+# SANITIZE_TIMEOUT, 600 s by default); name stages to run only some of them.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-$PWD/gpu-out}

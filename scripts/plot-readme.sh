@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Redraws the README's benchmark plots from the newest committed results: H100 (reduce, scan, sort), 2 x H200 (dist).
+# Redraws the benchmark plots (README.md, docs/benchmarks.md, docs/multi-gpu.md) from the newest committed
+# results: H100 (reduce, scan, sort), 2 x H200 (dist).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 files=()

@@ -21,7 +21,7 @@ inline bool has_gpu() {
   return cudaGetDeviceCount(&count) == cudaSuccess && count > 0;
 }
 
-/// Skips the current test where there is no CUDA device (CI), runs it on the GPU machine.
+/// Skips the current test where there is no CUDA device (as in CI); runs it where there is one.
 #define PRIMS_REQUIRE_GPU()                                   \
   do {                                                        \
     if (!::prims::test::has_gpu()) {                          \

@@ -301,7 +301,8 @@ int run_rank(const Options& options, const Placement& placement) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  // NVLink multicast stays off on the machines this runs on; an explicit setting in the environment wins.
+  // NCCL_NVLS_ENABLE=0 turns off NVLink SHARP (NVLS, NVLink multicast), which some systems cannot set up (no
+  // fabric manager or multicast support, or a container without access to it). A value already set wins.
   setenv("NCCL_NVLS_ENABLE", "0", 0);
   Options options;
   CLI::App app{"Sorts keys spread over several GPUs with prims::dist::radix_sort_keys and checks the result",

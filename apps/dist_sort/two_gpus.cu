@@ -1,6 +1,6 @@
-// two_gpus: the README's multi-GPU example. Nine keys spread unevenly over two GPUs are sorted across both with
-// prims::dist::radix_sort_keys: one communicator per GPU from ncclCommInitAll, one host thread per GPU (the call
-// synchronizes its stream, so each rank needs its own thread). Each GPU keeps as many keys as it gave.
+// two_gpus: the multi-GPU example of docs/multi-gpu.md. Nine keys spread unevenly over two GPUs are sorted across
+// both with prims::dist::radix_sort_keys: one communicator per GPU from ncclCommInitAll, one host thread per GPU (the
+// call synchronizes its stream, so each rank needs its own thread). Each GPU keeps as many keys as it gave.
 #include <nccl.h>
 #include <prims/dist.cuh>
 
@@ -40,7 +40,9 @@ bool sort_on_gpu(ncclComm_t comm, int gpu, const std::vector<int>& keys, std::ve
 }
 
 int main() {
-  setenv("NCCL_NVLS_ENABLE", "0", 0);  // NVLink multicast off, as the lent GPU machines require
+  // NCCL_NVLS_ENABLE=0 turns off NVLink SHARP (NVLS, NVLink multicast), which some systems cannot set up (no
+  // fabric manager or multicast support, or a container without access to it). A value already set wins.
+  setenv("NCCL_NVLS_ENABLE", "0", 0);
   int gpus = 0;
   if (cudaGetDeviceCount(&gpus) != cudaSuccess || gpus < 2) {
     std::fprintf(stderr, "two_gpus: needs two GPUs\n");

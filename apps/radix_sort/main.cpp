@@ -1,4 +1,4 @@
-// radix_sort: sorts files of numbers on the GPU (usage in the README).
+// radix_sort: sorts files of numbers on the GPU (usage in docs/radix_sort.md).
 
 #include <fmt/format.h>
 

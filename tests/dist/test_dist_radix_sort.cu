@@ -53,7 +53,8 @@ class Communicators : public ::testing::Environment {
       comms.resize(static_cast<size_t>(ranks));
       std::vector<int> devices(static_cast<size_t>(ranks));
       std::iota(devices.begin(), devices.end(), 0);
-      // NVLink multicast stays off on the machines these tests run on; an explicit setting in the environment wins.
+      // NCCL_NVLS_ENABLE=0 turns off NVLink SHARP (NVLS, NVLink multicast), which some systems cannot set up
+      // (no fabric manager or multicast support, or a container without access to it). A value already set wins.
       setenv("NCCL_NVLS_ENABLE", "0", 0);
       check_nccl(ncclCommInitAll(comms.data(), ranks, devices.data()), "ncclCommInitAll");
     }
