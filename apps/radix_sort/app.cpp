@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "backend.hpp"
+#include "bucket_store.hpp"
 #include "cpu_sort.hpp"
 #include "errors.hpp"
 #include "file_io.hpp"
@@ -40,26 +41,58 @@ std::shared_ptr<GpuResources> use_gpu(Backend backend, std::future<std::shared_p
   return nullptr;
 }
 
-/// An input opened (mapped) and described; its elements are loaded only for a sort in core.
+/// An input opened and described; its elements are loaded only for a sort in core, and only text's: binary and npy
+/// elements are read from the file (with pread) straight into the backend's buffers.
 struct LoadedInput {
   InputFile file;
   ColumnShape shape;
-  Column column;
+  Column column;  // text: the parsed elements, once loaded; binary and npy: the count and type only
   bool loaded = false;
   Format format() const { return shape.format; }
   /// The most elements it can hold: the count, or for text one per two bytes (a digit and a newline).
-  size_t max_count() const { return shape.count.value_or(file.bytes().size() / 2 + 1); }
+  size_t max_count() const { return shape.count.value_or(file.size() / 2 + 1); }
 };
 
-LoadedInput open_input(const std::string& path, Format format, std::optional<KeyType> type) {
-  InputFile file = InputFile::open(path);
-  const ColumnShape shape = describe_column(file.bytes(), format, type, file.name());
+/// Text is parsed a block at a time; larger blocks parse on more threads at once.
+constexpr size_t in_core_text_block_bytes = size_t(64) << 20;
+
+LoadedInput open_input(const std::string& path, Format format, std::optional<KeyType> type, size_t max_stream_bytes,
+                       const std::string& limit_name) {
+  InputFile file = InputFile::open(path, max_stream_bytes, limit_name);
+  const ColumnShape shape = describe_column(file.head(), file.size(), format, type, file.name());
   return {std::move(file), shape, Column{}, false};
 }
 
 void load(LoadedInput& input, unsigned threads) {
-  input.column = load_column(input.file.bytes(), input.shape.format, input.shape.type, threads, input.file.name());
+  if (input.format() == Format::Text) {
+    input.column = read_column(input.file, Format::Text, input.shape.type, threads, in_core_text_block_bytes);
+  } else {
+    input.column = Column{input.shape.type, *input.shape.count, nullptr, nullptr};
+  }
   input.loaded = true;
+}
+
+/// The 1-based line of the `index`-th value of a text file (blank lines hold no value), read again block by block.
+size_t text_line_of_value(const InputFile& file, size_t index) {
+  const auto is_blank = [](char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; };
+  std::string block(std::min(file.size(), size_t(16) << 20), '\0');
+  size_t line = 1;
+  size_t values_seen = 0;
+  bool content = false;  // the line so far holds more than blanks
+  for (size_t offset = 0; offset < file.size(); offset += block.size()) {
+    block.resize(std::min(block.size(), file.size() - offset));
+    file.read(offset, block.size(), block.data());
+    for (const char c : block) {
+      if (c == '\n') {
+        if (content && values_seen++ == index) return line;
+        ++line;
+        content = false;
+      } else if (!is_blank(c)) {
+        content = true;
+      }
+    }
+  }
+  return line;
 }
 
 std::string format_key(KeyType type, const void* bytes) {
@@ -72,31 +105,54 @@ std::string format_key(KeyType type, const void* bytes) {
   });
 }
 
-/// --check: 0 when sorted, else 1 after naming the first out-of-order element like sort -c.
-int check_sorted(const LoadedInput& input, bool descending) {
-  const Column& column = input.column;  // loaded
-  const auto disorder = visit_key_type(column.type, [&](auto tag) {
-    using K = typename decltype(tag)::type;
-    return first_disorder(column.as<K>(), column.count, descending);
-  });
-  if (!disorder) return 0;
-  const size_t element = key_type_size(column.type);
-  const std::string value = format_key(column.type, static_cast<const char*>(column.data) + *disorder * element);
-  if (input.format() == Format::Text) {
-    fmt::print(stderr, "radix_sort: {}:{}: disorder: {}\n", input.file.name(),
-               text_line_of_value(input.file.bytes(), *disorder), value);
-  } else {
-    fmt::print(stderr, "radix_sort: {}: disorder at index {}: {}\n", input.file.name(), *disorder, value);
+/// --check: 0 when sorted, else 1 after naming the first out-of-order element like sort -c. Reads the input in chunks
+/// (text parsed block by block), so that checking takes little memory however large the file.
+int check_sorted(const LoadedInput& input, bool descending, unsigned threads) {
+  const KeyType type = input.shape.type;
+  const size_t element = key_type_size(type);
+  ElementStream stream(input.file, input.format(), type, threads, in_core_text_block_bytes);
+  const size_t chunk = std::max<size_t>((size_t(16) << 20) / element, 1);
+  // One element more: the last of the chunk before, to compare the first of the next with.
+  std::vector<uint64_t> buffer(((chunk + 1) * element + 7) / 8);
+  char* const data = reinterpret_cast<char*>(buffer.data());
+  size_t kept = 0;  // elements carried over at data's start
+  size_t base = 0;  // the input index of data's first element
+  for (;;) {
+    const size_t got = stream.read(chunk, data + kept * element);
+    if (got == 0) return 0;
+    const auto disorder = visit_key_type(type, [&](auto tag) {
+      using K = typename decltype(tag)::type;
+      return first_disorder(reinterpret_cast<const K*>(data), kept + got, descending);
+    });
+    if (disorder) {
+      const size_t index = base + *disorder;
+      const std::string value = format_key(type, data + *disorder * element);
+      if (input.format() == Format::Text) {
+        fmt::print(stderr, "radix_sort: {}:{}: disorder: {}\n", input.file.name(),
+                   text_line_of_value(input.file, index), value);
+      } else {
+        fmt::print(stderr, "radix_sort: {}: disorder at index {}: {}\n", input.file.name(), index, value);
+      }
+      return 1;
+    }
+    std::memmove(data, data + (kept + got - 1) * element, element);
+    base += kept + got - 1;
+    kept = 1;
   }
-  return 1;
 }
 
-/// Reads elements of a loaded column into a backend's buffer.
-ChunkReader column_reader(const Column& column, unsigned threads, Progress& progress) {
-  const size_t element = key_type_size(column.type);
-  return [&column, element, threads, &progress](size_t first, size_t count, void* destination) {
-    parallel_copy(destination, static_cast<const char*>(column.data) + first * element, count * element, threads);
-    progress.update("reading", (first + count) * element, column.count * element);
+/// Reads elements of a loaded input into a backend's buffer: parsed text from memory, binary and npy elements from
+/// the file.
+ChunkReader column_reader(const LoadedInput& input, unsigned threads, Progress& progress) {
+  const size_t element = key_type_size(input.shape.type);
+  return [&input, element, threads, &progress](size_t first, size_t count, void* destination) {
+    if (input.format() == Format::Text) {
+      parallel_copy(destination, static_cast<const char*>(input.column.data) + first * element, count * element,
+                    threads);
+    } else {
+      input.file.read(input.shape.data_offset + first * element, count * element, destination, threads);
+    }
+    progress.update("reading", (first + count) * element, input.column.count * element);
   };
 }
 
@@ -324,20 +380,30 @@ int run(const Options& options) {
   std::future<std::shared_ptr<GpuResources>> gpu_found;
   if (!options.check && options.backend != Backend::Cpu) gpu_found = std::async(std::launch::async, gpu_initialize);
 
+  // A --tmpdir that cannot take spill files is an error whether or not this input would spill.
+  if (!options.tmpdir.empty()) check_spill_directory(options.tmpdir);
   // Open the outputs first, so an unwritable target fails before any work.
   std::optional<AtomicOutput> output;
   std::optional<AtomicOutput> values_output;
   if (!options.check) output.emplace(options.output);
   if (!options.values_output.empty()) values_output.emplace(options.values_output);
 
-  LoadedInput keys = open_input(options.input, options.format, options.type);
-  if (options.check) {
-    load(keys, options.threads);
-    return check_sorted(keys, options.descending);
-  }
+  // Streams (stdin, pipes, devices) are held in memory whole: within the host budget, so that an endless one
+  // (/dev/zero, `yes`) is an error rather than the end of the machine's memory.
+  const size_t host_budget = options.host_memory.value_or(available_host_memory() / 2);
+  const std::string limit_name =
+      options.host_memory
+          ? fmt::format("--host-memory {}; raise --host-memory, or give a regular file", human_bytes(host_budget))
+          : fmt::format("the host-memory budget of {} (half the available memory); raise it with --host-memory, or "
+                        "give a regular file",
+                        human_bytes(host_budget));
+  LoadedInput keys = open_input(options.input, options.format, options.type, host_budget, limit_name);
+  if (options.check) return check_sorted(keys, options.descending, options.threads);
   std::optional<LoadedInput> values;
   if (!options.values_input.empty()) {
-    values = open_input(options.values_input, options.values_format, options.values_type);
+    const size_t keys_held = keys.file.in_memory() ? keys.file.size() : 0;
+    values = open_input(options.values_input, options.values_format, options.values_type,
+                        host_budget - std::min(host_budget, keys_held), limit_name);
   }
   const auto check_counts = [&](size_t key_count, size_t value_count) {
     if (value_count != key_count) {
@@ -348,8 +414,7 @@ int run(const Options& options) {
   if (values && keys.shape.count && values->shape.count) check_counts(*keys.shape.count, *values->shape.count);
 
   // Text is parsed into host memory for a sort in core; where that alone would pass the host budget, the sort
-  // streams it instead. Binary and npy inputs stay mapped: loading them costs no memory of the budget.
-  const size_t host_budget = options.host_memory.value_or(available_host_memory() / 2);
+  // streams it instead. Binary and npy inputs are read from the file as the sort asks: loading them costs nothing.
   const auto text_bytes = [](const LoadedInput& input) {
     return input.format() == Format::Text ? input.max_count() * key_type_size(input.shape.type) : 0;
   };
@@ -379,11 +444,11 @@ int run(const Options& options) {
   const MemoryBudget budget = memory_budget(options, *backend);
   const size_t loaded_bytes = keys.loaded ? keys.column.bytes() + (values ? values->column.bytes() : 0) : 0;
   const SortPlan plan = plan_sort(*backend, request, loaded_bytes, budget);
-  const size_t input_bytes = keys.file.bytes().size() + (values ? values->file.bytes().size() : 0);
+  const size_t input_bytes = keys.file.size() + (values ? values->file.size() : 0);
   Progress progress(options.progress, input_bytes);
 
   const KeyType output_type = options.argsort ? KeyType::U64 : request.key_type;
-  InputSummary summary{keys.file.name(), keys.format(), keys.file.bytes().size(),
+  InputSummary summary{keys.file.name(), keys.format(), keys.file.size(),
                              request.count * key_type_size(request.key_type)};
   // Outputs whose size is known are mapped and filled by several threads, in core and out of core with the buckets
   // in host memory; with spill files (little host memory) they are appended to at the pace of the sort.
@@ -403,17 +468,17 @@ int run(const Options& options) {
   if (plan.in_core) {
     make_writers(request.count, request.count, true, true);
     SortIo io;
-    io.read_keys = column_reader(keys.column, options.threads, progress);
+    io.read_keys = column_reader(keys, options.threads, progress);
     io.write_keys = key_writer->chunk_writer();
     if (values) {
-      io.read_values = column_reader(values->column, options.threads, progress);
+      io.read_values = column_reader(*values, options.threads, progress);
       io.write_values = value_writer->chunk_writer();
     }
-    // While the GPU works, map in the pages of binary inputs, which are then read straight from the mapping.
+    // While the GPU starts, the kernel reads binary inputs into the page cache, from which they are then copied.
     if (gpu) {
-      prefault_inputs = BackgroundJob([&, threads = std::max(options.threads / 4, 1u)] {
-        if (keys.format() != Format::Text) keys.file.prefault(threads);
-        if (values && values->format() != Format::Text) values->file.prefault(threads);
+      prefault_inputs = BackgroundJob([&] {
+        if (keys.format() != Format::Text) keys.file.prefetch();
+        if (values && values->format() != Format::Text) values->file.prefetch();
       });
     }
     // Once on the GPU, the inputs (a mapped file, parsed text) are released on another thread while the GPU sorts.

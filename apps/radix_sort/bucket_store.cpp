@@ -20,6 +20,18 @@ namespace radix_sort {
 
 namespace {
 
+/// A new spill file in `directory`, without a name (only the descriptor holds it); -1 with errno set on failure.
+int create_spill_file(const std::string& directory) {
+  int fd = ::open(directory.c_str(), O_TMPFILE | O_RDWR | O_EXCL | O_CLOEXEC, 0600);
+  if (fd < 0 && (errno == EOPNOTSUPP || errno == EISDIR || errno == EINVAL)) {
+    // A file system without O_TMPFILE: create the file and unlink it at once, so only the descriptor holds it.
+    std::string pattern = directory + "/.radix_sort.spill.XXXXXX";
+    fd = ::mkostemp(pattern.data(), O_CLOEXEC);
+    if (fd >= 0) ::unlink(pattern.c_str());
+  }
+  return fd;
+}
+
 /// Buckets in a spill file: each bucket's elements gathered into pieces of `piece_elements`, each piece written when
 /// full at the file's end, and read back (then its blocks given back) in order.
 class SpillBucketStore final : public BucketStore {
@@ -32,13 +44,7 @@ class SpillBucketStore final : public BucketStore {
         piece_elements_(std::max<size_t>(piece_elements, 1)),
         pieces_(buckets),
         open_(buckets) {
-    fd_ = ::open(directory.c_str(), O_TMPFILE | O_RDWR | O_EXCL | O_CLOEXEC, 0600);
-    if (fd_ < 0 && (errno == EOPNOTSUPP || errno == EISDIR || errno == EINVAL)) {
-      // A file system without O_TMPFILE: create the file and unlink it at once, so only the descriptor holds it.
-      std::string pattern = directory + "/.radix_sort.spill.XXXXXX";
-      fd_ = ::mkostemp(pattern.data(), O_CLOEXEC);
-      if (fd_ >= 0) ::unlink(pattern.c_str());
-    }
+    fd_ = create_spill_file(directory);
     if (fd_ < 0) throw_system_error(fmt::format("cannot create a spill file in '{}'", directory));
   }
   ~SpillBucketStore() override {
@@ -326,6 +332,12 @@ std::unique_ptr<BucketStore> make_spill_bucket_store(size_t buckets, size_t key_
                                                      const std::string& directory, size_t& spilled_bytes) {
   return std::make_unique<SpillBucketStore>(buckets, key_bytes, value_bytes, piece_elements, threads, directory,
                                             spilled_bytes);
+}
+
+void check_spill_directory(const std::string& directory) {
+  const int fd = create_spill_file(directory);
+  if (fd < 0) throw_system_error(fmt::format("--tmpdir: cannot create a spill file in '{}'", directory));
+  ::close(fd);
 }
 
 }  // namespace radix_sort

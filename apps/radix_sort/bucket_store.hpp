@@ -62,6 +62,10 @@ std::unique_ptr<BucketStore> make_spill_bucket_store(size_t buckets, size_t key_
                                                      size_t piece_elements, unsigned threads,
                                                      const std::string& directory, size_t& spilled_bytes);
 
+/// Checks that `directory` takes spill files by creating one (nameless, closed at once): --tmpdir is checked up front,
+/// before any work, whether the sort spills or not. Throws AppError "--tmpdir: cannot create a spill file in ...".
+void check_spill_directory(const std::string& directory);
+
 /// Host memory one entry of a store's index takes, at most (with the growth of its vector).
 inline constexpr size_t bucket_piece_index_bytes = 2 * (4 * sizeof(size_t) + 2 * sizeof(void*));
 

@@ -22,9 +22,6 @@
 #include "errors.hpp"
 #include "parallel.hpp"
 
-#ifndef MADV_POPULATE_READ
-#define MADV_POPULATE_READ 22  // Linux 5.14; older kernels answer EINVAL
-#endif
 #ifndef MADV_POPULATE_WRITE
 #define MADV_POPULATE_WRITE 23  // Linux 5.14; older kernels answer EINVAL and the pages are touched instead
 #endif
@@ -44,22 +41,34 @@ void throw_system_error(const std::string& what) {
 
 namespace {
 
-/// Reads everything from `fd` in large blocks (pipes and other files that cannot be mapped).
-std::string read_all(int fd, const std::string& name) {
-  constexpr size_t block = size_t(16) << 20;
+/// Reads everything from `fd` in large blocks (stdin, pipes, devices, files in /proc): an error past `limit` bytes,
+/// so that an endless stream (/dev/zero, `yes`) stops at the memory budget rather than at the machine's end.
+std::string read_all(int fd, const std::string& name, size_t limit, const std::string& limit_name) {
+  constexpr size_t max_block = size_t(16) << 20;
+  // Reads start small and grow: some files refuse large reads (a /proc/sys file answers ENOMEM to 16 MiB).
+  size_t block = size_t(64) << 10;
   std::string data;
   size_t used = 0;
   for (;;) {
-    data.resize(used + block);
-    const ssize_t got = ::read(fd, data.data() + used, block);
+    // One byte past the limit tells a stream that ends at it from one that goes on.
+    const size_t room = limit - std::min(limit, used);
+    const size_t want = room >= block ? block : room + 1;
+    if (data.size() < used + want) data.resize(std::max(used + want, std::min(2 * data.size(), used + max_block)));
+    const ssize_t got = ::read(fd, data.data() + used, want);
     if (got < 0) {
       if (errno == EINTR) continue;
       throw_system_error(fmt::format("cannot read '{}'", name));
     }
     if (got == 0) break;
     used += static_cast<size_t>(got);
+    block = std::min(2 * block, max_block);
+    if (used > limit) {
+      throw AppError(fmt::format("'{}' is a stream held in memory, and it is larger than {}", name,
+                                 limit_name.empty() ? fmt::format("{} bytes", limit) : limit_name));
+    }
   }
   data.resize(used);
+  data.shrink_to_fit();
   return data;
 }
 
@@ -129,70 +138,74 @@ struct FdCloser {
 
 }  // namespace
 
-InputFile InputFile::open(const std::string& path) {
+InputFile InputFile::open(const std::string& path, size_t max_stream_bytes, const std::string& limit_name) {
   InputFile file;
   if (is_standard_stream(path)) {
     file.name_ = "stdin";
-    file.piped_ = read_all(STDIN_FILENO, file.name_);
-    file.data_ = file.piped_.data();
-    file.size_ = file.piped_.size();
+    file.stream_ = read_all(STDIN_FILENO, file.name_, max_stream_bytes, limit_name);
+    file.size_ = file.stream_.size();
     return file;
   }
   file.name_ = path;
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) throw_system_error(fmt::format("cannot open '{}'", path));
-  const FdCloser closer{fd};
+  FdCloser closer{fd};
   struct stat info {};
   if (::fstat(fd, &info) != 0) throw_system_error(fmt::format("cannot stat '{}'", path));
   if (S_ISDIR(info.st_mode)) throw AppError(fmt::format("cannot read '{}': it is a directory", path));
-  if (!S_ISREG(info.st_mode)) {
-    file.piped_ = read_all(fd, path);
-    file.data_ = file.piped_.data();
-    file.size_ = file.piped_.size();
+  // A size of 0 says nothing for files that the kernel makes up as they are read (/proc, /sys): read those as
+  // streams too. A file that is really empty reads as nothing either way.
+  if (!S_ISREG(info.st_mode) || info.st_size == 0) {
+    file.stream_ = read_all(fd, path, max_stream_bytes, limit_name);
+    file.size_ = file.stream_.size();
     return file;
   }
+  file.fd_ = std::exchange(closer.fd, -1);
   file.size_ = static_cast<size_t>(info.st_size);
-  if (file.size_ == 0) return file;
-  // No MAP_POPULATE: the readers (parsing, staging copies) run on several threads and fault pages in in parallel,
-  // where populating would map the whole file on this one thread first.
-  void* mapping = ::mmap(nullptr, file.size_, PROT_READ, MAP_PRIVATE, fd, 0);
-  if (mapping == MAP_FAILED) throw_system_error(fmt::format("cannot read '{}'", path));
-  file.mapping_ = mapping;
-  file.data_ = static_cast<const char*>(mapping);
+  file.head_.resize(std::min(file.size_, head_bytes));
+  file.read(0, file.head_.size(), file.head_.data());
   return file;
 }
 
-void InputFile::prefault(unsigned threads) const {
-  if (!mapping_) return;
-  constexpr size_t min_piece = size_t(16) << 20;
-  const size_t page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
-  const size_t pieces = std::clamp<size_t>(size_ / min_piece, 1, std::max(threads, 1u));
-  const size_t piece = (size_ / pieces + page - 1) / page * page;
-  char* const begin = static_cast<char*>(mapping_);
-  parallel_for(pieces, threads, [&](size_t i) {
-    const size_t first = std::min(size_, i * piece);
-    const size_t last = std::min(size_, first + piece);
-    // Only a hint: where it fails (an old kernel), reading faults the pages in instead.
-    if (first < last) ::madvise(begin + first, last - first, MADV_POPULATE_READ);
+void InputFile::read(size_t offset, size_t bytes, void* destination, unsigned threads) const {
+  if (offset > size_ || bytes > size_ - offset) throw std::logic_error("InputFile::read past the end");
+  if (fd_ < 0) {
+    if (bytes > 0) std::memcpy(destination, stream_.data() + offset, bytes);
+    return;
+  }
+  // Large reads run on several threads: copies out of the page cache scale with threads.
+  parallel_ranges(bytes, threads, [&](size_t begin, size_t end) {
+    for (size_t at = begin; at < end;) {
+      const ssize_t got =
+          ::pread(fd_, static_cast<char*>(destination) + at, end - at, static_cast<off_t>(offset + at));
+      if (got < 0 && errno == EINTR) continue;
+      if (got < 0) throw_system_error(fmt::format("cannot read '{}'", name_));
+      if (got == 0) {
+        throw AppError(fmt::format("'{}' shrank while being read: it had {} bytes, and ends at {}", name_, size_,
+                                   offset + at));
+      }
+      at += static_cast<size_t>(got);
+    }
   });
+}
+
+void InputFile::prefetch() const {
+  if (fd_ >= 0) ::posix_fadvise(fd_, 0, static_cast<off_t>(size_), POSIX_FADV_WILLNEED);
 }
 
 InputFile::InputFile(InputFile&& other) noexcept { *this = std::move(other); }
 
 InputFile& InputFile::operator=(InputFile&& other) noexcept {
   std::swap(name_, other.name_);
+  std::swap(fd_, other.fd_);
   std::swap(size_, other.size_);
-  std::swap(mapping_, other.mapping_);
-  std::swap(piped_, other.piped_);
-  std::swap(data_, other.data_);
-  // A string's bytes may live inside the object (short strings), so point at our own copy.
-  if (!mapping_) data_ = piped_.data();
-  if (!other.mapping_) other.data_ = other.piped_.data();
+  std::swap(stream_, other.stream_);
+  std::swap(head_, other.head_);
   return *this;
 }
 
 InputFile::~InputFile() {
-  if (mapping_) ::munmap(mapping_, size_);
+  if (fd_ >= 0) ::close(fd_);
 }
 
 AtomicOutput::AtomicOutput(std::string path) : path_(std::move(path)) {

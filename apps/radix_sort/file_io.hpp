@@ -1,5 +1,5 @@
 #pragma once
-// Reading a whole input (memory-mapped, or read in large blocks from a pipe) and writing an output atomically:
+// Reading an input (a regular file with pread where asked, a stream whole into memory) and writing an output atomically:
 // into a temporary file beside the target, renamed over it only once complete. The temporary file is removed also
 // when SIGINT, SIGTERM, SIGHUP or SIGPIPE ends the program.
 
@@ -9,11 +9,22 @@
 
 namespace radix_sort {
 
-/// The bytes of an input file, mapped read-only. "-" reads all of stdin.
+/// An input file. A regular file is read where asked, with pread (not mapped: a file that shrinks while it is read
+/// is then an error, never a SIGBUS); stdin, pipes, devices and files whose size reads as 0 though they have content
+/// (those in /proc and /sys) are read whole into memory when opened, as streams.
+/// Example:
+///   InputFile file = InputFile::open("keys.bin");
+///   file.read(0, file.size(), buffer, threads);
 class InputFile {
  public:
-  /// Opens and maps `path`. Throws AppError naming the file and the reason (missing, unreadable, a directory).
-  static InputFile open(const std::string& path);
+  /// No limit on what a stream may hold in memory.
+  static constexpr size_t unlimited = ~size_t(0);
+
+  /// Opens `path` ("-": stdin) and reads its head. A stream is read into memory now, and is an error past
+  /// `max_stream_bytes` (`limit_name` then says which limit, e.g. "--host-memory 2.0 GiB", and how to raise it).
+  /// Throws AppError naming the file and the reason (missing, unreadable, a directory, too large a stream).
+  static InputFile open(const std::string& path, size_t max_stream_bytes = unlimited,
+                        const std::string& limit_name = "");
 
   InputFile(InputFile&& other) noexcept;
   InputFile& operator=(InputFile&& other) noexcept;
@@ -21,23 +32,32 @@ class InputFile {
   InputFile& operator=(const InputFile&) = delete;
   ~InputFile();
 
-  /// All bytes of the file.
-  std::string_view bytes() const { return {data_, size_}; }
-  /// True for a regular file, mapped; false for stdin and pipes, read into memory.
-  bool mapped() const { return mapping_ != nullptr; }
+  /// The size of the file when it was opened (of a stream: all it held).
+  size_t size() const { return size_; }
+  /// The first bytes of the file, read when it was opened: up to head_bytes (all of a stream), enough to detect the
+  /// format and to hold any .npy header this program reads (formats' max_npy_header_bytes).
+  std::string_view head() const { return in_memory() ? std::string_view(stream_) : std::string_view(head_); }
+  static constexpr size_t head_bytes = size_t(1) << 20;
+  /// Copies bytes [offset, offset + bytes) into `destination`, a large range on up to `threads` threads. Throws
+  /// AppError "'<name>' shrank while being read" where the file has lost them since it was opened, or for a read error.
+  void read(size_t offset, size_t bytes, void* destination, unsigned threads = 1) const;
+  /// True for a stream, held in memory; false for a regular file, read where asked.
+  bool in_memory() const { return fd_ < 0; }
+  /// The bytes of a stream, held in memory (empty for a regular file).
+  std::string_view stream_bytes() const { return stream_; }
   /// The name to use in messages ("stdin" for "-").
   const std::string& name() const { return name_; }
-  /// Maps all pages of a mapped file in now, on up to `threads` threads, so that reading it later takes no page
-  /// faults (run it while waiting for something else). Does nothing for stdin and pipes, or where the kernel cannot.
-  void prefault(unsigned threads) const;
+  /// Asks the kernel to read a regular file into the page cache in the background, so that reading it later waits
+  /// less (run it while waiting for something else). Does nothing for streams.
+  void prefetch() const;
 
  private:
   InputFile() = default;
   std::string name_;
-  const char* data_ = "";
+  int fd_ = -1;  // a regular file
   size_t size_ = 0;
-  void* mapping_ = nullptr;
-  std::string piped_;
+  std::string stream_;  // a stream's bytes
+  std::string head_;    // a regular file's first bytes; a stream's are stream_
 };
 
 /// An output that appears under its name only when complete: until then it is an unnamed file in the target's directory

@@ -87,34 +87,7 @@ std::string npy_descr(KeyType type) {
   });
 }
 
-/// The value after `'key':` in an npy header dictionary, up to the next top-level comma or closing brace.
-std::string_view dict_value(std::string_view dict, std::string_view key, std::string_view name) {
-  size_t at = dict.find(fmt::format("'{}'", key));
-  if (at == std::string_view::npos) at = dict.find(fmt::format("\"{}\"", key));
-  if (at == std::string_view::npos) throw AppError(fmt::format("{}: the npy header has no '{}'", name, key));
-  at = dict.find(':', at);
-  if (at == std::string_view::npos) throw AppError(fmt::format("{}: malformed npy header", name));
-  ++at;
-  while (at < dict.size() && is_blank(dict[at])) ++at;
-  int depth = 0;
-  size_t end = at;
-  for (; end < dict.size(); ++end) {
-    const char c = dict[end];
-    if (c == '(' || c == '[') ++depth;
-    if (c == ')' || c == ']') --depth;
-    if (depth == 0 && (c == ',' || c == '}')) break;
-  }
-  std::string_view value = dict.substr(at, end - at);
-  while (!value.empty() && is_blank(value.back())) value.remove_suffix(1);
-  return value;
-}
-
-KeyType npy_type_from_descr(std::string_view quoted, std::string_view name) {
-  if (quoted.size() < 2 || (quoted.front() != '\'' && quoted.front() != '"')) {
-    throw AppError(
-        fmt::format("{}: unsupported npy dtype {} (structured arrays are not supported)", name, printable(quoted)));
-  }
-  const std::string_view descr = quoted.substr(1, quoted.size() - 2);
+KeyType npy_type_from_descr(std::string_view descr, std::string_view name) {
   if (!descr.empty() && descr.front() == '>' && descr.size() > 2 && descr.substr(2) != "1") {
     throw AppError(fmt::format("{}: big-endian npy data ('{}') is not supported; convert it with a.astype('<{}')", name,
                                printable(descr), printable(descr.substr(1))));
@@ -132,32 +105,145 @@ KeyType npy_type_from_descr(std::string_view quoted, std::string_view name) {
                   printable(descr)));
 }
 
-size_t npy_count_from_shape(std::string_view shape, std::string_view name) {
-  if (shape.size() < 2 || shape.front() != '(' || shape.back() != ')') {
-    throw AppError(fmt::format("{}: malformed npy shape {}", name, printable(shape)));
+[[noreturn]] void throw_not_whole_elements(size_t bytes, KeyType type, std::string_view name) {
+  throw AppError(
+      fmt::format("{}: {} bytes is not a whole number of {} values ({} bytes each); is the file truncated "
+                  "or the --type wrong?",
+                  name, bytes, key_type_name(type), key_type_size(type)));
+}
+
+/// A value of the Python literal that an npy header holds, as numpy's reader (ast.literal_eval) sees it.
+struct PyValue {
+  enum Kind { String, Int, Name, Tuple, List, Dict } kind = Name;
+  std::string_view text;          // the value as written: for messages, and a string's or int's content
+  std::vector<PyValue> items;     // of a tuple or list; of a dict, key and value alternately
+};
+
+/// Parses the Python literal of an npy header: a dict of strings, ints, names, tuples and lists, the subset numpy
+/// writes and ast.literal_eval reads (no escapes, no expressions). Throws AppError saying what is malformed.
+class PyLiteralParser {
+ public:
+  PyLiteralParser(std::string_view text, bool long_ints, std::string_view name)
+      : text_(text), long_ints_(long_ints), name_(name) {}
+
+  /// The whole text: one value, then only whitespace.
+  PyValue parse() {
+    PyValue value = parse_value(0);
+    skip_space();
+    if (at_ < text_.size()) fail("text after the dictionary");
+    return value;
+  }
+
+ private:
+  [[noreturn]] void fail(std::string_view what) const {
+    // The header is quoted (its padding left off, at most 200 characters) so the mistake can be seen.
+    std::string_view quoted = text_;
+    while (!quoted.empty() && (is_blank(quoted.back()) || quoted.back() == '\n')) quoted.remove_suffix(1);
+    const bool cut = quoted.size() > 200;
+    throw AppError(fmt::format("{}: malformed npy header ({} at byte {}): {}{}", name_, what, at_,
+                               printable(quoted.substr(0, 200)), cut ? "..." : ""));
+  }
+  void skip_space() {
+    while (at_ < text_.size() && (is_blank(text_[at_]) || text_[at_] == '\n')) ++at_;
+  }
+  bool take(char c) {
+    skip_space();
+    if (at_ < text_.size() && text_[at_] == c) {
+      ++at_;
+      return true;
+    }
+    return false;
+  }
+  static bool is_name_char(char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || is_digit(c) || c == '_';
+  }
+
+  PyValue parse_value(int depth) {
+    if (depth > 32) fail("nesting too deep");
+    skip_space();
+    if (at_ >= text_.size()) fail("unexpected end");
+    const size_t begin = at_;
+    const char c = text_[at_];
+    PyValue value;
+    if (c == '\'' || c == '"') {
+      // A string ends at its own quote; its content is checked where it is used (a dtype, a key).
+      const size_t close = text_.find(c, at_ + 1);
+      if (close == std::string_view::npos) fail("a string without its closing quote");
+      if (text_.substr(at_ + 1, close - at_ - 1).find('\\') != std::string_view::npos) fail("an escape in a string");
+      value.kind = PyValue::String;
+      value.text = text_.substr(at_ + 1, close - at_ - 1);
+      at_ = close + 1;
+      return value;
+    }
+    if (is_digit(c)) {
+      while (at_ < text_.size() && is_digit(text_[at_])) ++at_;
+      value.kind = PyValue::Int;
+      value.text = text_.substr(begin, at_ - begin);
+      // Python 3 has no leading zeros ("007"); Python 2 wrote longs as "3L", which numpy reads in versions 1 and 2.
+      if (value.text.size() > 1 && value.text.front() == '0') fail("an integer with a leading zero");
+      if (long_ints_ && at_ < text_.size() && (text_[at_] == 'L' || text_[at_] == 'l')) ++at_;
+      if (at_ < text_.size() && is_name_char(text_[at_])) fail("a malformed integer");
+      return value;
+    }
+    if (is_name_char(c)) {
+      while (at_ < text_.size() && is_name_char(text_[at_])) ++at_;
+      value.kind = PyValue::Name;
+      value.text = text_.substr(begin, at_ - begin);
+      if (value.text != "True" && value.text != "False" && value.text != "None") fail("an unknown name");
+      return value;
+    }
+    if (c == '(' || c == '[' || c == '{') {
+      const char close = c == '(' ? ')' : c == '[' ? ']' : '}';
+      value.kind = c == '(' ? PyValue::Tuple : c == '[' ? PyValue::List : PyValue::Dict;
+      ++at_;
+      bool comma = false;  // a comma after the last item
+      while (!take(close)) {
+        if (!value.items.empty() && !comma) fail(fmt::format("expected ',' or '{}'", close));
+        value.items.push_back(parse_value(depth + 1));
+        if (value.kind == PyValue::Dict) {
+          if (!take(':')) fail("expected ':' after a key");
+          value.items.push_back(parse_value(depth + 1));
+        }
+        comma = take(',');
+      }
+      // "(3)" is the number 3 in parentheses, not a tuple: numpy says the shape is not valid.
+      if (value.kind == PyValue::Tuple && value.items.size() == 1 && !comma) {
+        PyValue inner = std::move(value.items.front());
+        inner.text = text_.substr(begin, at_ - begin);
+        return inner;
+      }
+      value.text = text_.substr(begin, at_ - begin);
+      return value;
+    }
+    fail(fmt::format("unexpected '{}'", printable(std::string_view(&c, 1))));
+  }
+
+  std::string_view text_;
+  bool long_ints_;
+  std::string_view name_;
+  size_t at_ = 0;
+};
+
+size_t npy_count_from_shape(const PyValue& shape, std::string_view name) {
+  if (shape.kind != PyValue::Tuple ||
+      !std::all_of(shape.items.begin(), shape.items.end(), [](const PyValue& v) { return v.kind == PyValue::Int; })) {
+    throw AppError(fmt::format("{}: malformed npy shape {} (not a tuple of integers)", name, printable(shape.text)));
   }
   std::vector<size_t> dims;
-  std::string_view rest = shape.substr(1, shape.size() - 2);
-  while (!rest.empty()) {
-    const size_t comma = rest.find(',');
-    std::string_view item = rest.substr(0, comma);
-    rest = comma == std::string_view::npos ? std::string_view{} : rest.substr(comma + 1);
-    while (!item.empty() && is_blank(item.front())) item.remove_prefix(1);
-    while (!item.empty() && (is_blank(item.back()) || item.back() == 'L')) item.remove_suffix(1);
-    if (item.empty()) continue;
+  for (const PyValue& item : shape.items) {
     size_t dim = 0;
-    const auto [end, error] = std::from_chars(item.data(), item.data() + item.size(), dim);
+    const auto [end, error] = std::from_chars(item.text.data(), item.text.data() + item.text.size(), dim);
     if (error == std::errc::result_out_of_range) {
-      throw AppError(fmt::format("{}: the npy shape {} is too large", name, printable(shape)));
+      throw AppError(fmt::format("{}: the npy shape {} is too large", name, printable(shape.text)));
     }
-    if (error != std::errc() || end != item.data() + item.size()) {
-      throw AppError(fmt::format("{}: malformed npy shape {}", name, printable(shape)));
+    if (error != std::errc() || end != item.text.data() + item.text.size()) {
+      throw AppError(fmt::format("{}: malformed npy shape {}", name, printable(shape.text)));
     }
     dims.push_back(dim);
   }
   if (dims.size() != 1) {
     throw AppError(
-        fmt::format("{}: the array has shape {}; only 1-D arrays can be sorted", name, printable(shape)));
+        fmt::format("{}: the array has shape {}; only 1-D arrays can be sorted", name, printable(shape.text)));
   }
   return dims[0];
 }
@@ -380,37 +466,77 @@ Format resolve_format(Format format, std::string_view path, std::string_view byt
   return format == Format::Auto ? detect_format(path, bytes) : format;
 }
 
-NpyHeader parse_npy_header(std::string_view bytes, std::string_view name) {
-  if (!has_npy_magic(bytes)) throw AppError(fmt::format("{}: not a NumPy .npy file (no \\x93NUMPY magic)", name));
-  if (bytes.size() < 10) throw AppError(fmt::format("{}: truncated npy header", name));
-  const auto byte_at = [&](size_t i) { return static_cast<size_t>(static_cast<unsigned char>(bytes[i])); };
+NpyHeader parse_npy_header(std::string_view head, size_t file_bytes, std::string_view name) {
+  if (!has_npy_magic(head)) throw AppError(fmt::format("{}: not a NumPy .npy file (no \\x93NUMPY magic)", name));
+  if (head.size() < 10) throw AppError(fmt::format("{}: truncated npy header", name));
+  const auto byte_at = [&](size_t i) { return static_cast<size_t>(static_cast<unsigned char>(head[i])); };
   const size_t major = byte_at(6);
+  const size_t minor = byte_at(7);
+  // numpy reads and writes versions 1.0, 2.0 and 3.0 only.
+  if ((major != 1 && major != 2 && major != 3) || minor != 0) {
+    throw AppError(fmt::format("{}: unsupported npy format version {}.{} (numpy's are 1.0, 2.0 and 3.0)", name, major,
+                               minor));
+  }
   size_t header_length = 0;
   size_t header_start = 0;
   if (major == 1) {
     header_length = byte_at(8) | byte_at(9) << 8;
     header_start = 10;
-  } else if (major == 2 || major == 3) {
-    if (bytes.size() < 12) throw AppError(fmt::format("{}: truncated npy header", name));
+  } else {
+    if (head.size() < 12) throw AppError(fmt::format("{}: truncated npy header", name));
     header_length = byte_at(8) | byte_at(9) << 8 | byte_at(10) << 16 | byte_at(11) << 24;
     header_start = 12;
-  } else {
-    throw AppError(fmt::format("{}: unsupported npy format version {}.{}", name, major, byte_at(7)));
   }
-  if (bytes.size() < header_start + header_length) throw AppError(fmt::format("{}: truncated npy header", name));
-  const std::string_view dict = bytes.substr(header_start, header_length);
+  if (file_bytes < header_start + header_length) throw AppError(fmt::format("{}: truncated npy header", name));
+  if (header_start + header_length > max_npy_header_bytes || head.size() < header_start + header_length) {
+    throw AppError(fmt::format("{}: the npy header is {} bytes long, more than the {} this program reads", name,
+                               header_length, max_npy_header_bytes));
+  }
+  const std::string_view dict_text = head.substr(header_start, header_length);
+
+  // A Python dict literal with exactly the keys 'descr', 'fortran_order' and 'shape', then only padding.
+  const PyValue dict = PyLiteralParser(dict_text, major < 3, name).parse();
+  if (dict.kind != PyValue::Dict) {
+    throw AppError(fmt::format("{}: malformed npy header (not a dictionary): {}", name, printable(dict.text)));
+  }
+  const PyValue* descr = nullptr;
+  const PyValue* fortran_order = nullptr;
+  const PyValue* shape = nullptr;
+  for (size_t i = 0; i < dict.items.size(); i += 2) {
+    const PyValue& key = dict.items[i];
+    const PyValue* const value = &dict.items[i + 1];
+    if (key.kind == PyValue::String && key.text == "descr") {
+      descr = value;
+    } else if (key.kind == PyValue::String && key.text == "fortran_order") {
+      fortran_order = value;
+    } else if (key.kind == PyValue::String && key.text == "shape") {
+      shape = value;
+    } else {
+      throw AppError(fmt::format("{}: the npy header has the unexpected key {} (numpy's are 'descr', "
+                                 "'fortran_order' and 'shape')",
+                                 name, printable(key.kind == PyValue::String ? "'" + std::string(key.text) + "'"
+                                                                             : std::string(key.text))));
+    }
+  }
+  for (const auto& [value, key] : {std::pair{descr, "descr"}, std::pair{fortran_order, "fortran_order"},
+                                   std::pair{shape, "shape"}}) {
+    if (!value) throw AppError(fmt::format("{}: the npy header has no '{}'", name, key));
+  }
 
   NpyHeader header;
-  header.type = npy_type_from_descr(dict_value(dict, "descr", name), name);
-  const std::string_view fortran_order = dict_value(dict, "fortran_order", name);
-  if (fortran_order == "True") {
+  if (descr->kind != PyValue::String) {
+    throw AppError(fmt::format("{}: unsupported npy dtype {} (structured arrays are not supported)", name,
+                               printable(descr->text)));
+  }
+  header.type = npy_type_from_descr(descr->text, name);
+  if (fortran_order->kind == PyValue::Name && fortran_order->text == "True") {
     throw AppError(
         fmt::format("{}: Fortran-ordered npy arrays are not supported; save with fortran_order=False", name));
   }
-  if (fortran_order != "False") {
-    throw AppError(fmt::format("{}: malformed npy fortran_order {}", name, printable(fortran_order)));
+  if (fortran_order->kind != PyValue::Name || fortran_order->text != "False") {
+    throw AppError(fmt::format("{}: malformed npy fortran_order {}", name, printable(fortran_order->text)));
   }
-  header.count = npy_count_from_shape(dict_value(dict, "shape", name), name);
+  header.count = npy_count_from_shape(*shape, name);
   header.data_offset = header_start + header_length;
 
   const size_t element = key_type_size(header.type);
@@ -418,12 +544,16 @@ NpyHeader parse_npy_header(std::string_view bytes, std::string_view name) {
   if (header.count > std::numeric_limits<size_t>::max() / element) {
     throw AppError(fmt::format("{}: the npy shape ({},) is too large", name, header.count));
   }
-  const size_t data_bytes = bytes.size() - header.data_offset;
+  const size_t data_bytes = file_bytes - header.data_offset;
   if (data_bytes != header.count * element) {
     throw AppError(fmt::format("{}: the npy header promises {} values ({} bytes) but {} bytes of data follow", name,
                                header.count, header.count * element, data_bytes));
   }
   return header;
+}
+
+NpyHeader parse_npy_header(std::string_view bytes, std::string_view name) {
+  return parse_npy_header(bytes, bytes.size(), name);
 }
 
 std::string make_npy_header(KeyType type, size_t count) {
@@ -443,12 +573,7 @@ std::string make_npy_header(KeyType type, size_t count) {
 
 Column binary_column(std::string_view bytes, KeyType type, std::string_view name, std::shared_ptr<const void> owner) {
   const size_t element = key_type_size(type);
-  if (bytes.size() % element != 0) {
-    throw AppError(
-        fmt::format("{}: {} bytes is not a whole number of {} values ({} bytes each); is the file truncated "
-                    "or the --type wrong?",
-                    name, bytes.size(), key_type_name(type), element));
-  }
+  if (bytes.size() % element != 0) throw_not_whole_elements(bytes.size(), type, name);
   Column column{type, bytes.size() / element, bytes.data(), std::move(owner)};
   if (reinterpret_cast<uintptr_t>(bytes.data()) % element != 0) {
     auto aligned = std::make_shared<std::vector<uint64_t>>((bytes.size() + 7) / 8);
@@ -514,13 +639,13 @@ size_t text_line_of_value(std::string_view text, size_t index) {
   return line;
 }
 
-ColumnShape describe_column(std::string_view bytes, Format format, std::optional<KeyType> type,
+ColumnShape describe_column(std::string_view head, size_t file_bytes, Format format, std::optional<KeyType> type,
                             std::string_view name) {
   ColumnShape shape;
-  shape.format = resolve_format(format, name, bytes);
+  shape.format = resolve_format(format, name, head);
   shape.type = type.value_or(KeyType::I32);
   if (shape.format == Format::Npy) {
-    const NpyHeader header = parse_npy_header(bytes, name);
+    const NpyHeader header = parse_npy_header(head, file_bytes, name);
     if (type && *type != header.type) {
       throw AppError(fmt::format("{}: --type {} does not match the npy dtype {}", name, key_type_name(*type),
                                  key_type_name(header.type)));
@@ -529,10 +654,16 @@ ColumnShape describe_column(std::string_view bytes, Format format, std::optional
     shape.count = header.count;
     shape.data_offset = header.data_offset;
   } else if (shape.format == Format::Binary) {
-    // A view (the bytes of a mapped file or of stdin are aligned): it only checks the size.
-    shape.count = binary_column(bytes, shape.type, name).count;
+    const size_t element = key_type_size(shape.type);
+    if (file_bytes % element != 0) throw_not_whole_elements(file_bytes, shape.type, name);
+    shape.count = file_bytes / element;
   }
   return shape;
+}
+
+ColumnShape describe_column(std::string_view bytes, Format format, std::optional<KeyType> type,
+                            std::string_view name) {
+  return describe_column(bytes, bytes.size(), format, type, name);
 }
 
 Column load_column(std::string_view bytes, Format format, std::optional<KeyType> type, unsigned threads,

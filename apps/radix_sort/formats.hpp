@@ -53,10 +53,19 @@ struct NpyHeader {
   size_t data_offset = 0;
 };
 
-/// Parses the header of an .npy file (versions 1, 2 and 3) and checks that the data that follows has the size the
-/// header promises. Throws AppError for big-endian or unsupported dtypes, Fortran order, shapes that are not 1-D, and
-/// truncated files. `name` is used in messages.
+/// The longest .npy header (magic, version, length and dictionary) read; numpy itself refuses more than 10000
+/// bytes of dictionary unless told otherwise.
+inline constexpr size_t max_npy_header_bytes = size_t(1) << 20;
+
+/// Parses the header of an .npy file as numpy does and checks that the data that follows has the size the header
+/// promises: the magic, a version of 1.0, 2.0 or 3.0, the header's length (2 bytes little-endian for 1.0, 4 for 2.0
+/// and 3.0), then a Python dict literal with exactly the keys 'descr', 'fortran_order' and 'shape' (in any order,
+/// either quotes, a trailing comma allowed; 'shape' a tuple of integers, written "3L" too before 3.0) and only
+/// whitespace after it. Throws AppError with one line for anything else, big-endian or unsupported dtypes, Fortran
+/// order, shapes that are not 1-D, and truncated files. `name` is used in messages.
 NpyHeader parse_npy_header(std::string_view bytes, std::string_view name);
+/// The same for a file of `file_bytes` bytes of which `head` holds the first (at least the whole header).
+NpyHeader parse_npy_header(std::string_view head, size_t file_bytes, std::string_view name);
 
 /// The header of a 1-D little-endian .npy array of `count` elements, padded so the data starts 64-byte aligned.
 std::string make_npy_header(KeyType type, size_t count);
@@ -114,6 +123,10 @@ struct ColumnShape {
 /// Resolves the format and checks what can be checked without reading the elements (the npy header and its
 /// dtype against `type`, a binary file's size): the same errors as load_column. Throws AppError.
 ColumnShape describe_column(std::string_view bytes, Format format, std::optional<KeyType> type,
+                            std::string_view name);
+/// The same for a file of `file_bytes` bytes of which `head` holds the first (enough to detect the format, and any
+/// npy header whole).
+ColumnShape describe_column(std::string_view head, size_t file_bytes, Format format, std::optional<KeyType> type,
                             std::string_view name);
 
 /// Reads `bytes` in the given format (Auto detects it). Binary and text take `type`, i32 when not given; npy takes

@@ -1,44 +1,34 @@
 #include "input_stream.hpp"
 
-#include <fcntl.h>
 #include <fmt/format.h>
-#include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <cstring>
+#include <memory>
 
 #include "errors.hpp"
 #include "parallel.hpp"
 
 namespace radix_sort {
 
+static_assert(InputFile::head_bytes >= max_npy_header_bytes, "an input's head holds any npy header read");
+
 ElementStream::ElementStream(const InputFile& file, Format format, KeyType type, unsigned threads,
                              size_t text_block_bytes)
-    : name_(file.name()),
+    : file_(file),
       format_(format),
       type_(type),
       threads_(threads),
       text_block_bytes_(std::max<size_t>(text_block_bytes, 4096)),
-      end_(file.bytes().size()) {
-  if (file.mapped()) {
-    fd_ = ::open(file.name().c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd_ < 0) throw_system_error(fmt::format("cannot open '{}'", name_));
-  } else {
-    in_memory_ = file.bytes();
-  }
+      end_(file.size()) {
   const size_t element = key_type_size(type);
   if (format == Format::Npy) {
-    const NpyHeader header = parse_npy_header(file.bytes(), name_);
+    const NpyHeader header = parse_npy_header(file.head(), file.size(), file.name());
     cursor_ = header.data_offset;
     count_ = header.count;
   } else if (format == Format::Binary) {
     count_ = end_ / element;
   }
-}
-
-ElementStream::~ElementStream() {
-  if (fd_ >= 0) ::close(fd_);
 }
 
 size_t ElementStream::max_count() const {
@@ -47,25 +37,7 @@ size_t ElementStream::max_count() const {
 }
 
 void ElementStream::read_bytes(void* destination, size_t size) {
-  if (fd_ < 0) {
-    std::memcpy(destination, in_memory_.data() + cursor_, size);
-    cursor_ += size;
-    return;
-  }
-  // Large reads run on several threads: copies out of the page cache scale with threads.
-  parallel_ranges(size, threads_, [&](size_t begin, size_t end) {
-    for (size_t at = begin; at < end;) {
-      const ssize_t got = ::pread(fd_, static_cast<char*>(destination) + at, end - at,
-                                  static_cast<off_t>(cursor_ + at));
-      if (got < 0 && errno == EINTR) continue;
-      if (got < 0) throw_system_error(fmt::format("cannot read '{}'", name_));
-      if (got == 0) {
-        throw AppError(fmt::format("'{}' shrank while being read: it had {} bytes, and ends at {}", name_, end_,
-                                   cursor_ + at));
-      }
-      at += static_cast<size_t>(got);
-    }
-  });
+  file_.read(cursor_, size, destination, threads_);
   cursor_ += size;
 }
 
@@ -107,9 +79,22 @@ void ElementStream::parse_next_block() {
     carry_.assign(block, cut, std::string::npos);
     block.resize(cut);
   }
-  parsed_ = parse_text(block, type_, threads_, name_, lines_before_);
+  parsed_ = parse_text(block, type_, threads_, file_.name(), lines_before_);
   parsed_taken_ = 0;
   lines_before_ += static_cast<size_t>(std::count(block.begin(), block.end(), '\n'));
 }
 
+Column read_column(const InputFile& file, Format format, KeyType type, unsigned threads, size_t text_block_bytes) {
+  ElementStream stream(file, format, type, threads, text_block_bytes);
+  const size_t element = key_type_size(type);
+  // Room for the most elements the file can hold (for text a bound: pages past what is parsed are never touched).
+  const size_t capacity = stream.max_count();
+  std::shared_ptr<uint64_t[]> buffer(new uint64_t[std::max<size_t>((capacity * element + 7) / 8, 1)]);
+  char* const data = reinterpret_cast<char*>(buffer.get());
+  size_t count = 0;
+  while (const size_t got = stream.read(capacity - count, data + count * element)) count += got;
+  return Column{type, count, data, std::shared_ptr<const void>(buffer, data)};
+}
+
 }  // namespace radix_sort
+

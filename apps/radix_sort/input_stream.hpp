@@ -1,6 +1,7 @@
 #pragma once
-// Reading an input from start to end in chunks, for sorts larger than memory: binary and npy elements are read with
-// pread (a file that shrinks meanwhile is an error, not a crash), text is parsed block by block as it streams.
+// Reading an input from start to end in chunks, for sorts larger than memory and for --check: binary and npy elements
+// are read with pread (a file that shrinks meanwhile is an error, not a crash), text is parsed block by block as it
+// streams.
 
 #include <cstddef>
 #include <optional>
@@ -17,13 +18,12 @@ namespace radix_sort {
 ///   while (size_t got = keys.read(chunk, buffer)) consume(buffer, got);
 class ElementStream {
  public:
-  /// Streams `file` (opened, its format resolved; npy and binary already checked for a whole number of elements),
-  /// reading text in blocks of `text_block_bytes`. Throws AppError.
+  /// Streams `file`, which must outlive it (opened, its format resolved; npy and binary already checked for a whole
+  /// number of elements), reading text in blocks of `text_block_bytes`. Throws AppError.
   ElementStream(const InputFile& file, Format format, KeyType type, unsigned threads,
                 size_t text_block_bytes = size_t(16) << 20);
   ElementStream(const ElementStream&) = delete;
   ElementStream& operator=(const ElementStream&) = delete;
-  ~ElementStream();
 
   /// Reads up to `max_count` elements into `destination`; returns how many, 0 at the end. Throws AppError.
   size_t read(size_t max_count, void* destination);
@@ -35,7 +35,7 @@ class ElementStream {
   size_t bytes_read() const { return cursor_; }
   size_t file_bytes() const { return end_; }
   KeyType type() const { return type_; }
-  const std::string& name() const { return name_; }
+  const std::string& name() const { return file_.name(); }
 
  private:
   /// Reads bytes [cursor_, cursor_ + size) of the file.
@@ -43,13 +43,11 @@ class ElementStream {
   /// Parses the next block of text into parsed_.
   void parse_next_block();
 
-  std::string name_;
+  const InputFile& file_;  // outlives the stream
   Format format_;
   KeyType type_;
   unsigned threads_;
   size_t text_block_bytes_;
-  int fd_ = -1;                 // a regular file, read with pread
-  std::string_view in_memory_;  // stdin or a pipe, already read by InputFile
   size_t cursor_ = 0;           // the next byte to read
   size_t end_ = 0;              // the file's size when opened
   std::optional<size_t> count_;
@@ -59,5 +57,11 @@ class ElementStream {
   size_t parsed_taken_ = 0;
   size_t lines_before_ = 0;
 };
+
+/// All elements of `file` in memory: binary and npy elements read with pread, text parsed block by block (blocks of
+/// `text_block_bytes`). A file that shrinks while it is read is an AppError ("'<name>' shrank while being read"), as
+/// is malformed content.
+Column read_column(const InputFile& file, Format format, KeyType type, unsigned threads,
+                   size_t text_block_bytes = size_t(16) << 20);
 
 }  // namespace radix_sort

@@ -18,6 +18,14 @@ namespace radix_sort {
 
 namespace {
 
+/// What an option given an empty value should have been given instead.
+std::string empty_option_hint(std::string_view name) {
+  if (name == "--output") return "name a file, or '-' for stdout";
+  if (name == "--gpu-memory" || name == "--host-memory") return "give a size such as 512MiB or 6GiB";
+  if (name == "--tmpdir") return "name a directory";
+  return "name a file";
+}
+
 std::vector<std::string> type_names() {
   std::vector<std::string> names;
   for (KeyType type : all_key_types) names.emplace_back(key_type_name(type));
@@ -26,17 +34,26 @@ std::vector<std::string> type_names() {
 
 }  // namespace
 
-std::optional<size_t> parse_byte_size(std::string_view text) {
+namespace {
+
+/// What a size says: its bytes, or why it is none.
+struct ByteSize {
+  std::optional<size_t> bytes;
+  bool zero = false;      // a number and unit that make less than one byte ("0", "0.1")
+  bool too_large = false; // past what a size_t holds
+};
+
+ByteSize read_byte_size(std::string_view text) {
   size_t digits = 0;
   while (digits < text.size() && ((text[digits] >= '0' && text[digits] <= '9') || text[digits] == '.')) ++digits;
-  if (digits == 0) return std::nullopt;
+  if (digits == 0) return {};
   double number = 0;
   try {
     size_t used = 0;
     number = std::stod(std::string(text.substr(0, digits)), &used);
-    if (used != digits) return std::nullopt;
+    if (used != digits) return {};
   } catch (const std::exception&) {
-    return std::nullopt;
+    return {};
   }
   std::string unit(text.substr(digits));
   for (char& c : unit) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -45,14 +62,21 @@ std::optional<size_t> parse_byte_size(std::string_view text) {
   if (!unit.empty() && unit != "b") {
     const size_t power = prefixes.find(unit[0]);
     const std::string suffix = unit.substr(1);
-    if (power == std::string::npos || !(suffix.empty() || suffix == "ib" || suffix == "b")) return std::nullopt;
+    if (power == std::string::npos || !(suffix.empty() || suffix == "ib" || suffix == "b")) return {};
     const double base = suffix == "b" ? 1000.0 : 1024.0;
     for (size_t i = 0; i <= power; ++i) scale *= base;
   }
   const double bytes = number * scale;
-  if (bytes < 1 || bytes > 9.2e18) return std::nullopt;
-  return static_cast<size_t>(bytes);
+  ByteSize size;
+  size.zero = bytes < 1;
+  size.too_large = bytes > 9.2e18;
+  if (!size.zero && !size.too_large) size.bytes = static_cast<size_t>(bytes);
+  return size;
 }
+
+}  // namespace
+
+std::optional<size_t> parse_byte_size(std::string_view text) { return read_byte_size(text).bytes; }
 
 std::optional<Options> parse_options(int argc, const char* const* argv) {
   CLI::App app{"Sorts a file of numbers on the GPU (binary, text or .npy)", "radix_sort"};
@@ -127,11 +151,21 @@ std::optional<Options> parse_options(int argc, const char* const* argv) {
   if (!values_type.empty()) options.values_type = parse_key_type(values_type);
   options.backend = backend == "gpu" ? Backend::Gpu : backend == "cpu" ? Backend::Cpu : Backend::Auto;
 
+  // An option given an empty value ("-o ''", say from an unset shell variable) is a mistake, never a default.
+  for (const char* name : {"--output", "--gpu-memory", "--host-memory", "--tmpdir", "--values", "--values-out"}) {
+    const CLI::Option* option = app.get_option(name);
+    for (const std::string& given : option->results()) {
+      if (given.empty()) throw UsageError(fmt::format("{} is empty: {}", name, empty_option_hint(name)));
+    }
+  }
   for (const auto& [text, limit, name] : {std::tuple{&gpu_memory, &options.gpu_memory, "--gpu-memory"},
                                           std::tuple{&host_memory, &options.host_memory, "--host-memory"}}) {
-    if (text->empty()) continue;
-    *limit = parse_byte_size(*text);
-    if (!*limit) throw UsageError(fmt::format("{} '{}' is not a size such as 512MiB or 6GiB", name, *text));
+    if (app.count(name) == 0) continue;
+    const ByteSize size = read_byte_size(*text);
+    if (size.zero) throw UsageError(fmt::format("{} '{}' must be greater than zero", name, *text));
+    if (size.too_large) throw UsageError(fmt::format("{} '{}' is too large", name, *text));
+    if (!size.bytes) throw UsageError(fmt::format("{} '{}' is not a size such as 512MiB or 6GiB", name, *text));
+    *limit = size.bytes;
   }
   if (progress && no_progress) throw UsageError("--progress and --no-progress exclude each other");
   options.progress = progress ? ProgressMode::Always : no_progress ? ProgressMode::Never : ProgressMode::Auto;

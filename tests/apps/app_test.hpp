@@ -169,6 +169,28 @@ class RadixSortApp : public testing::TestWithParam<const char*> {
     }
   }
 
+  /// Expects the failure contract where the target exists: status 2, one line "radix_sort: error: <message>..."
+  /// (`message` all of it, or its start), the target `output` still holding "previous", no temporary or spill files.
+  void expect_failure_leaving_target(const std::string& arguments, const std::string& message,
+                                     const char* output = "out") {
+    write_file(path(output), "previous");
+    const RunResult result = run(arguments);
+    EXPECT_EQ(result.status, 2) << arguments;
+    EXPECT_EQ(result.err.rfind("radix_sort: error: " + message, 0), 0u) << result.err;
+    EXPECT_EQ(std::count(result.err.begin(), result.err.end(), '\n'), 1) << result.err;
+    EXPECT_EQ(result.err.back(), '\n') << result.err;
+    EXPECT_EQ(read_file(path(output)), "previous") << arguments;
+    expect_no_temporary_files();
+  }
+
+  /// No temporary output (".radix_sort.") or spill file (".radix_sort.spill.") is left in the scratch directory.
+  void expect_no_temporary_files() const {
+    for (const auto& entry :
+         fs::recursive_directory_iterator(directory_, fs::directory_options::skip_permission_denied)) {
+      EXPECT_EQ(entry.path().filename().string().find(".radix_sort."), std::string::npos) << entry.path();
+    }
+  }
+
   template <class K>
   void expect_binary_sort(size_t count, bool descending) {
     const std::vector<K> keys = random_keys<K>(count, count + descending);

@@ -101,6 +101,17 @@ TEST(Cli, RejectsWithOneLine) {
   }
 }
 
+TEST(Cli, AnEmptyPathOrSizeIsAnError) {
+  EXPECT_EQ(usage_error({"a", "-o", ""}), "--output is empty: name a file, or '-' for stdout");
+  EXPECT_EQ(usage_error({"a", "--output", ""}), "--output is empty: name a file, or '-' for stdout");
+  EXPECT_EQ(usage_error({"a", "--tmpdir", ""}), "--tmpdir is empty: name a directory");
+  EXPECT_EQ(usage_error({"a", "--gpu-memory", ""}), "--gpu-memory is empty: give a size such as 512MiB or 6GiB");
+  EXPECT_EQ(usage_error({"a", "--host-memory", ""}), "--host-memory is empty: give a size such as 512MiB or 6GiB");
+  EXPECT_EQ(usage_error({"a", "--values", "", "--values-out", ""}), "--values is empty: name a file");
+  EXPECT_EQ(usage_error({"a", "--values", "v", "--values-out", ""}), "--values-out is empty: name a file");
+  EXPECT_EQ(usage_error({"a", "--host-memory", "0"}), "--host-memory '0' must be greater than zero");
+}
+
 class AtomicOutputTest : public testing::Test {
  protected:
   void SetUp() override {
@@ -290,11 +301,69 @@ TEST_F(AtomicOutputTest, InputFileReportsMissingFilesAndDirectories) {
   EXPECT_THROW(InputFile::open(path("missing.bin")), AppError);
   EXPECT_THROW(InputFile::open(directory_.string()), AppError);
   { std::ofstream(path("empty.bin")); }
-  EXPECT_EQ(InputFile::open(path("empty.bin")).bytes().size(), 0u);
+  EXPECT_EQ(InputFile::open(path("empty.bin")).size(), 0u);
   { std::ofstream(path("data.bin")) << "0123"; }
   InputFile moved = InputFile::open(path("data.bin"));
   InputFile file = std::move(moved);
-  EXPECT_EQ(file.bytes(), "0123");
+  EXPECT_EQ(file.size(), 4u);
+  EXPECT_EQ(file.head(), "0123");
+  EXPECT_FALSE(file.in_memory());
+  char middle[3] = {};
+  file.read(1, 2, middle);
+  EXPECT_EQ(std::string(middle), "12");
+}
+
+TEST_F(AtomicOutputTest, InputFileThatShrinksAfterOpeningIsAnErrorNotASignal) {
+  // The size is taken when the file is opened; reading past where it now ends must throw, not raise SIGBUS.
+  const std::string big(size_t(12) << 20, '\x5a');
+  { std::ofstream(path("in.bin"), std::ios::binary) << big; }
+  const InputFile file = InputFile::open(path("in.bin"));
+  ASSERT_EQ(file.size(), big.size());
+  ::truncate(path("in.bin").c_str(), 4096);
+  std::string buffer(big.size(), '\0');
+  try {
+    file.read(0, big.size(), buffer.data(), 4);
+    ADD_FAILURE() << "no error";
+  } catch (const AppError& error) {
+    EXPECT_EQ(std::string(error.what()).rfind("'" + path("in.bin") + "' shrank while being read: it had 12582912 bytes",
+                                              0),
+              0u)
+        << error.what();
+  }
+}
+
+TEST_F(AtomicOutputTest, InputFileReadsWhatHasNoSizeAsAStream) {
+  // Files in /proc say their size is 0, yet they have content: they are read as streams, as stdin is.
+  const char* proc_file = "/proc/sys/kernel/pid_max";
+  if (!std::filesystem::exists(proc_file)) GTEST_SKIP() << "no " << proc_file;
+  std::ifstream in(proc_file);
+  const std::string content(std::istreambuf_iterator<char>(in), {});
+  ASSERT_FALSE(content.empty());
+  const InputFile file = InputFile::open(proc_file);
+  EXPECT_TRUE(file.in_memory());
+  EXPECT_EQ(file.size(), content.size());
+  EXPECT_EQ(file.head(), content);
+}
+
+TEST_F(AtomicOutputTest, AnEndlessStreamStopsAtItsLimit) {
+  try {
+    InputFile::open("/dev/zero", size_t(3) << 20, "the limit");
+    ADD_FAILURE() << "no error";
+  } catch (const AppError& error) {
+    EXPECT_EQ(std::string(error.what()),
+              "'/dev/zero' is a stream held in memory, and it is larger than the limit");
+  }
+  // A stream that ends exactly at the limit is read whole.
+  { std::ofstream(path("fifo_source")) << std::string(1000, '7'); }
+  const int fd = ::open(path("fifo_source").c_str(), O_RDONLY);
+  ASSERT_GE(fd, 0);
+  const int saved_stdin = ::dup(STDIN_FILENO);
+  ::dup2(fd, STDIN_FILENO);
+  ::close(fd);
+  const InputFile file = InputFile::open("-", 1000, "the limit");
+  ::dup2(saved_stdin, STDIN_FILENO);
+  ::close(saved_stdin);
+  EXPECT_EQ(file.size(), 1000u);
 }
 
 }  // namespace

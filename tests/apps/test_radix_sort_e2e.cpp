@@ -233,6 +233,87 @@ TEST_P(RadixSortApp, BadInputsFailCleanly) {
   expect_failure("ok.bin --type i128 -o out", "i128");
 }
 
+TEST_P(RadixSortApp, EmptyPathsAndSizesAreOneError) {
+  write_file(path("in.txt"), "3\n1\n2\n");
+  // Nothing is written anywhere: not into an unnamed temporary file, not to stdout.
+  for (const char* arguments : {"in.txt -o ''", "in.txt -o out --tmpdir ''", "in.txt -o out --gpu-memory ''",
+                                       "in.txt -o out --host-memory ''", "in.txt -o out --host-memory 0"}) {
+    const RunResult result = run(arguments);
+    EXPECT_EQ(result.status, 2) << arguments;
+    EXPECT_EQ(result.err.rfind("radix_sort: error: --", 0), 0u) << result.err;
+    EXPECT_EQ(std::count(result.err.begin(), result.err.end(), '\n'), 1) << result.err;
+    EXPECT_EQ(result.out, "") << arguments;
+    EXPECT_FALSE(fs::exists(path("out"))) << arguments;
+    expect_no_temporary_files();
+  }
+  expect_failure_leaving_target("in.txt -o out --tmpdir ''", "--tmpdir is empty: name a directory");
+  expect_failure_leaving_target("in.txt -o out --host-memory 0", "--host-memory '0' must be greater than zero");
+  EXPECT_EQ(run("in.txt -o ''").err, "radix_sort: error: --output is empty: name a file, or '-' for stdout\n");
+}
+
+TEST_P(RadixSortApp, ReadsFilesWithoutASizeAsStreams) {
+  // /proc files say their size is 0 yet hold text: it is sorted, not lost.
+  const char* proc_file = "/proc/sys/kernel/pid_max";
+  if (!fs::exists(proc_file)) GTEST_SKIP() << "no " << proc_file;
+  const std::string content = read_file(proc_file);
+  ASSERT_FALSE(content.empty());
+  const RunResult result = run(std::string(proc_file) + " -o out.txt");
+  ASSERT_EQ(result.status, 0) << result.err;
+  EXPECT_EQ(read_file(path("out.txt")), content);
+  EXPECT_EQ(run(std::string(proc_file) + " -c").status, 0);
+}
+
+TEST_P(RadixSortApp, AnEndlessInputStopsAtTheHostMemoryBudget) {
+  // /dev/zero as a file or as stdin would be read into memory without end: it stops at --host-memory.
+  expect_failure_leaving_target("/dev/zero -f bin -o out --host-memory 8MiB",
+                                "'/dev/zero' is a stream held in memory, and it is larger than --host-memory 8.0 MiB; "
+                                "raise --host-memory, or give a regular file");
+  expect_failure_leaving_target("- -f bin -o out --host-memory 8MiB < /dev/zero",
+                                "'stdin' is a stream held in memory, and it is larger than --host-memory 8.0 MiB; "
+                                "raise --host-memory, or give a regular file");
+  // A values stream counts against what the keys left of the budget.
+  write_file(path("keys.bin"), std::string(4000, '\1'));
+  expect_failure_leaving_target("keys.bin -o out --values /dev/zero --values-out vout --host-memory 8MiB",
+                                "'/dev/zero' is a stream held in memory, and it is larger than --host-memory 8.0 MiB; "
+                                "raise --host-memory, or give a regular file");
+  EXPECT_FALSE(fs::exists(path("vout")));
+  // A stream within the budget is sorted as before.
+  write_file(path("in.bin"), as_bytes(std::vector<int32_t>{3, -1, 2}));
+  const RunResult result = run("- -f bin -o out.bin --host-memory 8MiB < in.bin");
+  ASSERT_EQ(result.status, 0) << result.err;
+  EXPECT_EQ(from_bytes<int32_t>(read_file(path("out.bin"))), (std::vector<int32_t>{-1, 2, 3}));
+}
+
+TEST_P(RadixSortApp, MalformedNpyHeadersAreOneErrorAndLeaveTheTarget) {
+  const auto npy_with_dict = [](const std::string& dict, char major = 1, char minor = 0) {
+    std::string header = dict;
+    header.append((64 - (10 + header.size() + 1) % 64) % 64, ' ');
+    header.push_back('\n');
+    std::string file = "\x93NUMPY";
+    file.push_back(major);
+    file.push_back(minor);
+    file.push_back(static_cast<char>(header.size() & 0xff));
+    file.push_back(static_cast<char>(header.size() >> 8));
+    return file + header + std::string(8, '\0');
+  };
+  write_file(path("brace.npy"), npy_with_dict("{'descr': '<i4', 'fortran_order': False, 'shape': (2,), "));
+  expect_failure_leaving_target("brace.npy -o out", "brace.npy: malformed npy header (unexpected end");
+  write_file(path("commas.npy"), npy_with_dict("{'descr': '<i4', 'fortran_order': False, 'shape': (2,,), }"));
+  EXPECT_NE(run("commas.npy -o out").err.find("commas.npy: malformed npy header (unexpected ','"), std::string::npos);
+  write_file(path("v11.npy"), npy_with_dict("{'descr': '<i4', 'fortran_order': False, 'shape': (2,), }", 1, 1));
+  EXPECT_EQ(run("v11.npy -o out").err,
+            "radix_sort: error: v11.npy: unsupported npy format version 1.1 (numpy's are 1.0, 2.0 and 3.0)\n");
+  write_file(path("garbage.npy"), npy_with_dict("{'descr': '<i4', 'fortran_order': False, 'shape': (2,), } x"));
+  EXPECT_NE(run("garbage.npy -o out").err.find("malformed npy header (text after the dictionary"), std::string::npos);
+  for (const char* name : {"commas.npy", "v11.npy", "garbage.npy"}) {
+    const RunResult bad = run(std::string(name) + " -o out");
+    EXPECT_EQ(bad.status, 2) << name;
+    EXPECT_EQ(std::count(bad.err.begin(), bad.err.end(), '\n'), 1) << bad.err;
+    EXPECT_EQ(read_file(path("out")), "previous") << name;
+  }
+  expect_no_temporary_files();
+}
+
 TEST_P(RadixSortApp, AnUnreadableInputIsOneError) {
   if (::geteuid() == 0) GTEST_SKIP() << "root reads a file without permissions";
   write_file(path("secret.bin"), std::string(8, '\0'));

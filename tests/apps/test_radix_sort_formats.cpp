@@ -1,5 +1,6 @@
 // Host-only tests of radix_sort's file formats: npy headers, binary, text parsing and printing, detection.
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -107,6 +108,90 @@ TEST(NpyHeader, RejectsWithClearMessages) {
   EXPECT_NE(error_of([] { parse_npy_header(std::string("\x93NUMPY\x04\x00\x00\x00", 10), "x.npy"); }).find("version"),
             std::string::npos);
   EXPECT_NE(error_of([] { parse_npy_header("plain", "x.npy"); }).find("not a NumPy"), std::string::npos);
+}
+
+/// An npy file of two i4 zeros whose header bytes (after the magic) are `version` and then the dictionary `dict`,
+/// its length in 2 bytes (version 1) or 4.
+std::string npy_raw(std::string_view dict, char major, char minor) {
+  std::string file = "\x93NUMPY";
+  file.push_back(major);
+  file.push_back(minor);
+  file.push_back(static_cast<char>(dict.size() & 0xff));
+  file.push_back(static_cast<char>(dict.size() >> 8));
+  if (major != 1) file.append(2, '\0');
+  return file + std::string(dict) + std::string(8, '\0');
+}
+
+TEST(NpyHeader, AcceptsWhatNumpyReads) {
+  // numpy's reader takes any Python dict literal with the three keys: either quotes, any order, no trailing comma,
+  // extra whitespace and newlines, padding without a final newline, Python 2 longs in versions 1 and 2.
+  const char* dicts[] = {
+      "{'descr': '<i4', 'fortran_order': False, 'shape': (2,), }\n",
+      "{\"descr\": \"<i4\", \"fortran_order\": False, \"shape\": (2,)}\n",
+      "{'shape': (2,), 'fortran_order': False, 'descr': '<i4'}",
+      "{ 'descr' : '<i4' ,\n  'fortran_order' : False ,\t'shape' : ( 2 , ) , }      \n",
+      "{'descr': '<i4', 'fortran_order': False, 'shape': (2L,), }\n",
+  };
+  for (const char* dict : dicts) {
+    for (const char major : {1, 2}) {
+      const std::string file = npy_raw(dict, major, 0);
+      NpyHeader header;
+      EXPECT_NO_THROW(header = parse_npy_header(file, "x.npy")) << dict;
+      EXPECT_EQ(header.type, KeyType::I32) << dict;
+      EXPECT_EQ(header.count, 2u) << dict;
+      EXPECT_EQ(header.data_offset, file.size() - 8) << dict;
+    }
+  }
+  EXPECT_EQ(parse_npy_header(npy_raw("{'descr': '<i4', 'fortran_order': False, 'shape': (2,)}", 3, 0), "x.npy").count,
+            2u);
+}
+
+TEST(NpyHeader, RejectsMalformedHeadersAsNumpyDoes) {
+  const auto error = [](std::string_view dict, char major = 1, char minor = 0) {
+    return error_of([&] { parse_npy_header(npy_raw(dict, major, minor), "x.npy"); });
+  };
+  const std::string good = "{'descr': '<i4', 'fortran_order': False, 'shape': (2,), }";
+  EXPECT_EQ(error(good + "\n"), "");
+  const std::pair<std::string, std::string> cases[] = {
+      {"{'descr': '<i4', 'fortran_order': False, 'shape': (2,), \n", "(unexpected end at byte"},
+      {"{'descr': '<i4', 'fortran_order': False, 'shape': (2,,), }\n", "(unexpected ',' at byte"},
+      {"{'descr': '<i4', 'fortran_order': False, 'shape': (,), }\n", "(unexpected ',' at byte"},
+      {"{'descr': '<i4', 'fortran_order': False, 'shape': (2,), } x\n", "(text after the dictionary at byte"},
+      {"{'descr': '<i4', 'fortran_order': False, 'shape': (2,), }}\n", "(text after the dictionary at byte"},
+      {"{'descr': '<i4', 'fortran_order' False, 'shape': (2,), }\n", "(expected ':' after a key"},
+      {"{'descr': '<i4' 'fortran_order': False, 'shape': (2,), }\n", "(expected ',' or '}'"},
+      {"{'descr': '<i4', 'fortran_order': False 'shape': (2,), }\n", "(expected ',' or '}'"},
+      {"{'descr': '<i4', 'fortran_order': False, 'shape': (2 3,), }\n", "(expected ',' or ')'"},
+      {"{'descr': '<i4, 'fortran_order': False, 'shape': (2,), }\n", "malformed npy header"},
+      {"{'descr': '<i4', 'fortran_order': False, 'shape': (02,), }\n", "(an integer with a leading zero"},
+      {"{'descr': '<i4', 'fortran_order': false, 'shape': (2,), }\n", "(an unknown name at byte"},
+      {"{'descr': '<i4', 'fortran_order': False, 'shape': (2x,), }\n", "(a malformed integer"},
+      {"['descr', '<i4']\n", "malformed npy header (not a dictionary)"},
+      {"{'descr': '<i4', 'fortran_order': False, 'shape': (2,), 'extra': 1}\n", "unexpected key 'extra'"},
+      {"{'descr': '<i4', 'fortran_order': False}\n", "the npy header has no 'shape'"},
+      {"{'descr': '<i4', 'fortran_order': False, 'shape': (2), }\n", "malformed npy shape (2) (not a tuple"},
+      {"{'descr': '<i4', 'fortran_order': False, 'shape': [2], }\n", "malformed npy shape [2] (not a tuple"},
+      {"{'descr': '<i4', 'fortran_order': 0, 'shape': (2,), }\n", "malformed npy fortran_order 0"},
+  };
+  for (const auto& [dict, expected] : cases) {
+    const std::string message = error(dict);
+    EXPECT_EQ(message.rfind("x.npy: ", 0), 0u) << dict << " -> " << message;
+    EXPECT_NE(message.find(expected), std::string::npos) << dict << " -> " << message;
+    EXPECT_EQ(message.find('\n'), std::string::npos) << message;
+  }
+  // Python 3 has no longs: "2L" is read only in versions 1 and 2, as numpy does.
+  EXPECT_NE(error("{'descr': '<i4', 'fortran_order': False, 'shape': (2L,), }\n", 3).find("malformed integer"),
+            std::string::npos);
+  for (const auto& [major, minor] : {std::pair{1, 1}, {3, 7}, {0, 0}, {4, 0}, {2, 1}}) {
+    EXPECT_EQ(error(good + "\n", static_cast<char>(major), static_cast<char>(minor)),
+              fmt::format("x.npy: unsupported npy format version {}.{} (numpy's are 1.0, 2.0 and 3.0)", major, minor));
+  }
+  // A header longer than the file, or than this program reads, is one line too.
+  std::string huge = npy_raw(good, 2, 0);
+  huge[10] = '\x7f';
+  EXPECT_EQ(error_of([&] { parse_npy_header(huge, "x.npy"); }), "x.npy: truncated npy header");
+  EXPECT_NE(error_of([&] { parse_npy_header(huge.substr(0, 64), size_t(1) << 31, "x.npy"); }).find("more than"),
+            std::string::npos);
 }
 
 TEST(NpyHeader, QuotesHeaderTextOnOneLine) {

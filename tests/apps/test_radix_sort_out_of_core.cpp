@@ -74,6 +74,24 @@ TEST(OutOfCoreOptions, ParseAndReject) {
   EXPECT_EQ(defaults.progress, ProgressMode::Auto);
   EXPECT_THROW(parse({"in.bin", "--gpu-memory", "lots"}), UsageError);
   EXPECT_THROW(parse({"in.bin", "--host-memory", "0"}), UsageError);
+  // What is wrong with a size is said: zero, empty, too large, not a size.
+  const auto usage_error = [](std::vector<const char*> args) -> std::string {
+    try {
+      parse(std::move(args));
+    } catch (const UsageError& error) {
+      return error.what();
+    }
+    return "no error";
+  };
+  EXPECT_EQ(usage_error({"in.bin", "--host-memory", "0"}), "--host-memory '0' must be greater than zero");
+  EXPECT_EQ(usage_error({"in.bin", "--gpu-memory", "0GiB"}), "--gpu-memory '0GiB' must be greater than zero");
+  EXPECT_EQ(usage_error({"in.bin", "--gpu-memory", "0.1"}), "--gpu-memory '0.1' must be greater than zero");
+  EXPECT_EQ(usage_error({"in.bin", "--gpu-memory", "99999999T"}), "--gpu-memory '99999999T' is too large");
+  EXPECT_EQ(usage_error({"in.bin", "--gpu-memory", "lots"}), "--gpu-memory 'lots' is not a size such as 512MiB or 6GiB");
+  EXPECT_EQ(usage_error({"in.bin", "--gpu-memory", ""}), "--gpu-memory is empty: give a size such as 512MiB or 6GiB");
+  EXPECT_EQ(usage_error({"in.bin", "--host-memory", ""}),
+            "--host-memory is empty: give a size such as 512MiB or 6GiB");
+  EXPECT_EQ(usage_error({"in.bin", "--tmpdir", ""}), "--tmpdir is empty: name a directory");
   EXPECT_THROW(parse({"in.bin", "--progress", "--no-progress"}), UsageError);
 }
 
@@ -369,6 +387,34 @@ TEST_F(StreamTest, BinaryThatShrinksIsAnError) {
   }
 }
 
+TEST_F(StreamTest, ReadingAWholeColumnOfAFileThatShrinksIsAnErrorNotASignal) {
+  // The in-core read of every format: the file is opened (its size taken), then cut short before it is read.
+  std::string text;
+  for (int i = 0; i < 400'000; ++i) text += std::to_string(i * 7 % 1000) + "\n";
+  const std::vector<uint32_t> keys = random_keys<uint32_t>(size_t(1) << 20, 5);
+  const std::pair<Format, std::string> cases[] = {{Format::Text, text},
+                                                  {Format::Binary, as_bytes(keys)},
+                                                  {Format::Npy, make_npy_header(KeyType::U32, keys.size()) +
+                                                                    as_bytes(keys)}};
+  for (const auto& [format, content] : cases) {
+    write_file(path_, content);
+    const InputFile file = InputFile::open(path_.string());
+    const Column whole = read_column(file, format, KeyType::U32, 2, 4096);
+    EXPECT_EQ(whole.count, format == Format::Text ? 400'000u : keys.size());
+    std::filesystem::resize_file(path_, content.size() / 3);
+    try {
+      read_column(file, format, KeyType::U32, 2, 4096);
+      ADD_FAILURE() << "no error for " << format_name(format);
+    } catch (const AppError& error) {
+      EXPECT_EQ(std::string(error.what()).rfind("'" + path_.string() + "' shrank while being read: it had " +
+                                                    std::to_string(content.size()) + " bytes",
+                                                0),
+                0u)
+          << error.what();
+    }
+  }
+}
+
 // ---- end to end -------------------------------------------------------------------------------------------------
 
 /// Sizes that force the out-of-core path: small files and caps on the CPU, larger ones on the GPU (whose sorts
@@ -642,6 +688,32 @@ TEST_P(OutOfCoreFaults, ALockedSpillDirectoryIsOneError) {
   fs::permissions(path("locked"), fs::perms::none);
   expect_failure(sort + " --tmpdir locked", "cannot create a spill file in 'locked': Permission denied");
   fs::permissions(path("locked"), fs::perms::owner_all);
+}
+
+TEST_P(OutOfCoreFaults, AnUnusableTmpdirIsAnErrorOnEveryPath) {
+  // A small input that sorts in core, one that sorts out of core in host memory, one that spills, and --check: each
+  // fails up front where --tmpdir takes no spill file, though only one of them would spill.
+  write_file(path("in.bin"), as_bytes(random_keys<uint32_t>(300'000, 1)));
+  write_file(path("plain"), "x");
+  const std::vector<std::string> sorts = {"in.bin -t u32 -o out", "in.bin -t u32 -o out --gpu-memory 16KiB",
+                                          "in.bin -t u32 -o out --gpu-memory 16KiB --host-memory 1MiB"};
+  for (const std::string& sort : sorts) {
+    expect_failure_leaving_target(sort + " --tmpdir missing",
+                                  "--tmpdir: cannot create a spill file in 'missing': No such file or directory");
+    expect_failure_leaving_target(sort + " --tmpdir plain",
+                                  "--tmpdir: cannot create a spill file in 'plain': Not a directory");
+  }
+  const RunResult check = run("in.bin -t u32 --check --tmpdir missing");
+  EXPECT_EQ(check.status, 2);
+  EXPECT_EQ(check.err, "radix_sort: error: --tmpdir: cannot create a spill file in 'missing': No such file or "
+                       "directory\n");
+  if (::geteuid() != 0) {  // root writes into a directory without permissions
+    fs::create_directories(path("locked"));
+    fs::permissions(path("locked"), fs::perms::owner_read | fs::perms::owner_exec);
+    expect_failure_leaving_target(sorts[0] + " --tmpdir locked",
+                                  "--tmpdir: cannot create a spill file in 'locked': Permission denied");
+    fs::permissions(path("locked"), fs::perms::owner_all);
+  }
 }
 
 TEST_P(OutOfCoreFaults, AnInputThatShrinksWhileReadIsOneError) {
