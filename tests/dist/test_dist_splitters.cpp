@@ -18,7 +18,6 @@ namespace {
 using prims::dist::detail::BucketExchange;
 using prims::dist::detail::DigitLayout;
 using prims::dist::detail::ExchangePiece;
-using prims::dist::detail::ExchangePlan;
 using prims::dist::detail::kBucketOffsets;
 using prims::dist::detail::kDigitBuckets;
 using prims::dist::detail::SplitterSearch;
@@ -119,6 +118,32 @@ void stable_sort_by_key(Buffer& runs) {
   std::stable_sort(runs.begin(), runs.end(), [](const Run& a, const Run& b) { return a.key < b.key; });
 }
 
+/// What one rank sends and receives, in elements, from the searches' cuts: segment q of its partitioned buffer
+/// ([send_offsets[q], send_offsets[q] + send_counts[q])) goes to rank q; what rank q sends lands at
+/// receive_offsets[q] of its output.
+struct ExchangePlan {
+  std::vector<uint64_t> send_counts;
+  std::vector<uint64_t> send_offsets;
+  std::vector<uint64_t> receive_counts;
+  std::vector<uint64_t> receive_offsets;
+};
+
+/// Rank `rank`'s plan, from every rank's cut summary concatenated in rank order (SplitterSearch::left_of).
+ExchangePlan plan_of(const SplitterSearch& search, const std::vector<uint64_t>& summaries, int rank) {
+  const int p = search.ranks();
+  ExchangePlan plan{std::vector<uint64_t>(p), std::vector<uint64_t>(p), std::vector<uint64_t>(p),
+                    std::vector<uint64_t>(p)};
+  uint64_t received = 0;
+  for (int q = 0; q < p; ++q) {
+    plan.send_offsets[q] = search.left_of(summaries, rank, q);
+    plan.send_counts[q] = search.left_of(summaries, rank, q + 1) - plan.send_offsets[q];
+    plan.receive_offsets[q] = received;
+    plan.receive_counts[q] = search.left_of(summaries, q, rank + 1) - search.left_of(summaries, q, rank);
+    received += plan.receive_counts[q];
+  }
+  return plan;
+}
+
 struct Simulation {
   std::vector<ExchangePlan> plans;
   std::vector<Buffer> buffers;  // every rank's partitioned buffer after the search
@@ -168,7 +193,7 @@ Simulation simulate(const std::vector<Buffer>& shards, int key_bits) {
     EXPECT_EQ(summary.size(), 2 * static_cast<size_t>(ranks - 1));
     summaries.insert(summaries.end(), summary.begin(), summary.end());
   }
-  for (const auto& search : searches) sim.plans.push_back(search.exchange_plan(summaries));
+  for (int r = 0; r < ranks; ++r) sim.plans.push_back(plan_of(searches[r], summaries, r));
   sim.summaries = summaries;
   sim.searches = searches;
   return sim;

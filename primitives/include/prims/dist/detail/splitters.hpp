@@ -52,15 +52,6 @@ struct NodeRange {
   uint64_t local_end;
 };
 
-/// What one rank sends and receives, in elements: segment q of its partitioned buffer ([send_offsets[q],
-/// send_offsets[q] + send_counts[q])) goes to rank q; what rank q sends lands at receive_offsets[q] of its output.
-struct ExchangePlan {
-  std::vector<uint64_t> send_counts;
-  std::vector<uint64_t> send_offsets;
-  std::vector<uint64_t> receive_counts;
-  std::vector<uint64_t> receive_offsets;
-};
-
 /// One contiguous piece of the exchange, all of one top bucket: `count` elements from offset `source` of the
 /// sender's partitioned buffer to offset `destination` of the receiver's arrived buffer; `peer` is the other rank
 /// (the receiver in a send, the sender in a receive, this rank in a keep).
@@ -113,7 +104,8 @@ struct BucketExchange {
 ///     for each node in search.pending(): partition its range by search.level()'s digit
 ///     all-reduce; search.refine(local_offsets, global_offsets);
 ///   }
-///   all-gather search.cut_summary() into summaries; ExchangePlan plan = search.exchange_plan(summaries);
+///   all-gather search.cut_summary() into summaries, every rank's root offsets into root_offsets;
+///   BucketExchange exchange = search.bucket_exchange(summaries, root_offsets, chunks);
 class SplitterSearch {
  public:
   /// rank_counts: n of every rank, in rank order. The search starts with the root pending (level 0).
@@ -290,22 +282,6 @@ class SplitterSearch {
       exchange.chunk_segments.push_back(exchange.segment_begins.size());
     }
     return exchange;
-  }
-
-  /// This rank's sends and receives, from every rank's cut_summary() concatenated in rank order (after done()).
-  ExchangePlan exchange_plan(const std::vector<uint64_t>& summaries) const {
-    const int p = ranks();
-    ExchangePlan plan{std::vector<uint64_t>(p), std::vector<uint64_t>(p), std::vector<uint64_t>(p),
-                      std::vector<uint64_t>(p)};
-    uint64_t received = 0;
-    for (int q = 0; q < p; ++q) {
-      plan.send_offsets[q] = left_of(summaries, rank_, q);
-      plan.send_counts[q] = left_of(summaries, rank_, q + 1) - plan.send_offsets[q];
-      plan.receive_offsets[q] = received;
-      plan.receive_counts[q] = left_of(summaries, q, rank_ + 1) - left_of(summaries, q, rank_);
-      received += plan.receive_counts[q];
-    }
-    return plan;
   }
 
  private:
