@@ -13,6 +13,7 @@
 #include <cstring>
 #include <map>
 #include <numeric>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
@@ -227,13 +228,22 @@ std::vector<std::vector<K>> random_shards(const std::vector<size_t>& sizes, uint
   return shards;
 }
 
-/// The test's rank count is its parameter; it skips without that many GPUs.
-class DistRadixSort : public ::testing::TestWithParam<int> {
+/// A test's ranks, and how they exchange keys: by stores straight into the peers' buffers where the GPUs reach
+/// each other (the default), or through NCCL's sends and receives (PRIMS_DIST_EXCHANGE=nccl).
+struct Setup {
+  int ranks;
+  bool through_nccl;
+};
+
+/// The test's rank count and exchange are its parameter; it skips without that many GPUs.
+class DistRadixSort : public ::testing::TestWithParam<Setup> {
  protected:
   void SetUp() override {
-    if (gpu_count() < GetParam()) GTEST_SKIP() << "needs " << GetParam() << " GPUs, found " << gpu_count();
+    if (gpu_count() < ranks()) GTEST_SKIP() << "needs " << ranks() << " GPUs, found " << gpu_count();
+    if (GetParam().through_nccl) setenv("PRIMS_DIST_EXCHANGE", "nccl", 1);
   }
-  int ranks() const { return GetParam(); }
+  void TearDown() override { unsetenv("PRIMS_DIST_EXCHANGE"); }
+  int ranks() const { return GetParam().ranks; }
 
   /// Shard sizes for this rank count: every size alone on one rank; uneven, empty and tile-edge pairs on two.
   std::vector<std::vector<size_t>> shard_size_sets() const {
@@ -451,10 +461,48 @@ TEST_P(DistRadixSort, TwoToThe30KeysARankValidatedOnTheGpu) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Ranks, DistRadixSort, ::testing::Values(1, 2),
-                         [](const ::testing::TestParamInfo<int>& info) {
-                           return std::to_string(info.param) + (info.param == 1 ? "Rank" : "Ranks");
+INSTANTIATE_TEST_SUITE_P(Ranks, DistRadixSort,
+                         ::testing::Values(Setup{1, false}, Setup{2, false}, Setup{2, true}),
+                         [](const ::testing::TestParamInfo<Setup>& info) {
+                           return std::to_string(info.param.ranks) + (info.param.ranks == 1 ? "Rank" : "Ranks") +
+                                  (info.param.through_nccl ? "ThroughNccl" : "");
                          });
+
+/// Which exchange two ranks take: stores into the peer's buffers where the GPUs reach each other, NCCL where
+/// PRIMS_DIST_EXCHANGE=nccl; every rank takes the same.
+TEST(DistRadixSortExchange, StoresWherePeersReachEachOtherElseNccl) {
+  if (gpu_count() < 2) GTEST_SKIP() << "needs 2 GPUs, found " << gpu_count();
+  int reach = 0;
+  ASSERT_EQ(cudaSuccess, cudaDeviceCanAccessPeer(&reach, 0, 1));
+  if (reach == 0) GTEST_SKIP() << "GPUs 0 and 1 cannot access each other's memory";
+  using Sort = prims::dist::detail::DistributedRadixSort<uint32_t, prims::detail::NoValues>;
+  const auto& comms = Communicators::over(2);
+  const auto shards = random_shards<uint32_t>({70001, 65537}, 21);
+  for (const bool through_nccl : {false, true}) {
+    SCOPED_TRACE(through_nccl ? "PRIMS_DIST_EXCHANGE=nccl" : "default");
+    if (through_nccl) setenv("PRIMS_DIST_EXCHANGE", "nccl", 1);
+    bool direct[2] = {through_nccl, through_nccl};  // a rank that fails leaves the wrong answer
+    on_every_rank(2, [&](int r) {
+      const size_t n = shards[static_cast<size_t>(r)].size();
+      prims::DeviceBuffer<uint32_t> keys(n), sorted(n);
+      keys.upload(shards[static_cast<size_t>(r)]);
+      size_t bytes = 0;
+      std::optional<Sort> sort;
+      const prims::detail::PassBuffers<uint32_t, prims::detail::NoValues> io{keys.data(), sorted.data(), nullptr,
+                                                                          nullptr};
+      check_nccl(Sort::create(comms[r], nullptr, bytes, io, n, Order::Ascending, nullptr, sort), "size");
+      prims::DeviceBuffer<unsigned char> temp(bytes);
+      const prims::Stream stream;
+      check_nccl(Sort::create(comms[r], temp.data(), bytes, io, n, Order::Ascending, stream.get(), sort), "create");
+      check_nccl(sort->run(), "run");
+      stream.synchronize("the distributed sort");
+      direct[r] = sort->direct_exchange();
+    });
+    unsetenv("PRIMS_DIST_EXCHANGE");
+    EXPECT_EQ(direct[0], !through_nccl);
+    EXPECT_EQ(direct[1], !through_nccl);
+  }
+}
 
 TEST(DistRadixSortArguments, NullCommunicatorIsInvalidArgument) {
   size_t bytes = 0;

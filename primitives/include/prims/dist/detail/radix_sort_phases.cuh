@@ -4,16 +4,20 @@
 //                       the exact splitters (the boundary buckets refined digit by digit, one all-reduce a round;
 //                       splitters.hpp has the arithmetic), and an all-gather of every rank's cuts: the exchange,
 //                       planned bucket by bucket (BucketExchange). Synchronizes the stream once a round.
-//   exchange_and_sort   the exchange on a stream of its own, in chunks of whole top buckets: each chunk one grouped
-//                       ncclSend/ncclRecv, a send and a receive a peer, staged in the chunk's own region of keys_out,
-//                       then one copy kernel puts every piece (and every piece a rank keeps) in its place in the
-//                       arrived buffer: bucket by bucket, each bucket's pieces in sender order. As a chunk lands,
-//                       the caller's stream sorts its buckets on the digits below the top one (the segmented sort),
-//                       from the arrived buffer into keys_out, while later chunks are in flight (above
-//                       kOverlapMinItems keys a rank; one chunk below). The partition already put every key in its
-//                       top bucket, so the local sort is a digit pass shorter than a whole sort. Every bucket is
-//                       stable (sender rank, then source index), and so is the segmented sort: ties keep (rank,
-//                       index) order.
+//   exchange_and_sort   the exchange on a stream of its own, in chunks of whole top buckets, into every rank's
+//                       arrived buffer: bucket by bucket, each bucket's pieces in sender order. Where all ranks
+//                       share this process and their GPUs reach each other (peer_buffers.cuh), a chunk is one copy
+//                       kernel storing every piece this rank keeps or sends straight into its place at its
+//                       receiver, then a one-word all-reduce that returns once every rank's stores are done.
+//                       Otherwise (ranks in several processes, or PRIMS_DIST_EXCHANGE=nccl) a chunk is one grouped
+//                       ncclSend/ncclRecv, a send and a receive a peer, staged in the chunk's own region of
+//                       keys_out, then one copy kernel puts every received and kept piece in its place. As a
+//                       chunk lands, the caller's stream sorts its buckets on the digits below the top one (the
+//                       segmented sort), from the arrived buffer into keys_out, while later chunks are in flight
+//                       (above kOverlapMinItems keys a rank; one chunk below). The partition already put every
+//                       key in its top bucket, so the local sort is a digit pass shorter than a whole sort. Every
+//                       bucket is stable (sender rank, then source index), and so is the segmented sort: ties
+//                       keep (rank, index) order.
 // With one rank only the local sort runs (keys_in to keys_out). Keys of one digit (8 bits) are received straight
 // into their places in keys_out, sorted. A bucket of more keys than the segmented sort's shared passes take
 // (kOnesweepPortionMaxItems) sends the whole arrived buffer to Onesweep once it has landed.
@@ -21,7 +25,8 @@
 // Temporary storage (two-phase, carved by prims::detail::carve_temp), a function of n_local and the number of
 // ranks only: the partitioned keys (and values), the arrived keys (and values), a scratch area shared by the
 // partitions and the sorts (they never run at once), the bucket offsets of one round (this rank's and the sum),
-// every rank's root offsets, the arrived buckets' offsets, the copy table, and the counts the collectives move.
+// every rank's root offsets, the arrived buckets' offsets, the copy table, every rank's arrived buffers' addresses
+// and identity (PeerIdentity), and the counts the collectives move.
 
 #include <cuda_runtime.h>
 #include <nccl.h>
@@ -29,7 +34,9 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <optional>
+#include <string>
 #include <type_traits>
 #include <vector>
 
@@ -37,34 +44,63 @@
 #include "prims/device/radix_partition.cuh"
 #include "prims/device/radix_sort.cuh"
 #include "prims/dist/detail/nccl_error.cuh"
+#include "prims/dist/detail/peer_buffers.cuh"
 #include "prims/dist/detail/splitters.hpp"
 #include "prims/util/radix_key.cuh"
 #include "prims/util/temp_storage.cuh"
 
 namespace prims::dist::detail {
 
-/// A copy of `count` elements from offset `from` of one buffer to offset `to` of another.
+/// A copy of `count` elements from offset `from` of one buffer to offset `to` of rank `rank`'s arrived buffer.
 struct PieceCopy {
   uint64_t from;
   uint64_t to;
   uint64_t count;
+  uint64_t rank;
 };
 
 inline constexpr int kPieceCopyThreads = 256;
+/// Items a thread loads before it stores them: enough loads in flight to keep the links and memory busy (pieces
+/// start anywhere, so items move one at a time, not in vectors).
+inline constexpr int kPieceCopyItems = 8;
 
-/// Copies pieces [0, num_pieces) from `from` to `to`: every block takes its share of every piece, so one launch
-/// moves a chunk's pieces (about one a bucket) at the device's copy bandwidth. Launched plainly, never early
-/// (programmatic launch): it runs beside NCCL kernels, which must not wait for SMs it holds.
+/// The stores of a warp cover whole 128-byte lines of the destination where items divide a line: a piece starts
+/// anywhere, and a warp's stores across a line edge would cost two writes over the links for one line's bytes.
+template <class T>
+inline constexpr uint64_t kPieceCopyLineItems = 128 % sizeof(T) == 0 ? 128 / sizeof(T) : 1;
+
+/// Copies pieces [0, num_pieces) from `from` to `arrived[piece.rank]` (this rank's arrived buffer, or a peer's
+/// over the links): every block takes its share of every piece, kPieceCopyItems a thread, so one launch moves a
+/// chunk's pieces (about one a bucket and rank) at the device's copy bandwidth, or the links'. Positions count
+/// from the destination's line edge before the piece (`head` items early), so warps store whole lines. Launched
+/// plainly, never early (programmatic launch): it runs beside NCCL kernels, which must not wait for SMs it holds.
 template <class T>
 __global__ void __launch_bounds__(kPieceCopyThreads)
-    copy_pieces_kernel(const T* __restrict__ from, T* __restrict__ to, const PieceCopy* __restrict__ pieces,
-                       unsigned num_pieces) {
-  const uint64_t stride = static_cast<uint64_t>(gridDim.x) * kPieceCopyThreads;
+    copy_pieces_kernel(const T* __restrict__ from, T* const* __restrict__ arrived,
+                       const PieceCopy* __restrict__ pieces, unsigned num_pieces) {
+  constexpr uint64_t kBlockItems = uint64_t{kPieceCopyThreads} * kPieceCopyItems;
+  const uint64_t stride = static_cast<uint64_t>(gridDim.x) * kBlockItems;
   for (unsigned p = 0; p < num_pieces; ++p) {
     const PieceCopy piece = pieces[p];
-    for (uint64_t i = static_cast<uint64_t>(blockIdx.x) * kPieceCopyThreads + threadIdx.x; i < piece.count;
-         i += stride) {
-      to[piece.to + i] = from[piece.from + i];
+    T* const to = arrived[piece.rank];
+    const uint64_t head = (reinterpret_cast<uintptr_t>(to + piece.to) / sizeof(T)) % kPieceCopyLineItems<T>;
+    const uint64_t end = head + piece.count;
+    // Position v is item v - head of the piece.
+    const T* source = from + piece.from;
+    T* destination = to + piece.to;
+    for (uint64_t base = static_cast<uint64_t>(blockIdx.x) * kBlockItems + threadIdx.x; base < end;
+         base += stride) {
+      T items[kPieceCopyItems];
+#pragma unroll
+      for (int j = 0; j < kPieceCopyItems; ++j) {
+        const uint64_t v = base + static_cast<uint64_t>(j) * kPieceCopyThreads;
+        if (v >= head && v < end) items[j] = source[v - head];
+      }
+#pragma unroll
+      for (int j = 0; j < kPieceCopyItems; ++j) {
+        const uint64_t v = base + static_cast<uint64_t>(j) * kPieceCopyThreads;
+        if (v >= head && v < end) destination[v - head] = items[j];
+      }
     }
   }
 }
@@ -84,7 +120,7 @@ class DistributedRadixSort {
   static constexpr int kSortedBits = kKeyBits - kDigitBits;
   /// Keys of one digit need no local sort: what arrives lands in keys_out, sorted.
   static constexpr bool kArrivesSorted = kSortedBits == 0;
-  static constexpr int kParts = 12;
+  static constexpr int kParts = 15;
   /// The exchange runs in kOverlapChunks chunks, each sorted as it lands, where ranks hold kOverlapMinItems keys
   /// on average or more; below that in one chunk, sorted once it has landed (on two H100s the overlap cost more
   /// than it hid at 2^27 and 2^28 u32 keys a rank and saved 5-10% at 2^29 and 2^30; docs/design-notes.md).
@@ -143,7 +179,10 @@ class DistributedRadixSort {
                                   2 * boundaries * (1 + static_cast<size_t>(ranks)) * sizeof(uint64_t),
                                   static_cast<size_t>(ranks) * kBucketOffsets * sizeof(uint64_t),
                                   2 * kDigitBuckets * sizeof(uint64_t),
-                                  2 * static_cast<size_t>(ranks) * kDigitBuckets * sizeof(PieceCopy)};
+                                  2 * static_cast<size_t>(ranks) * kDigitBuckets * sizeof(PieceCopy),
+                                  (1 + static_cast<size_t>(ranks)) * sizeof(PeerIdentity),
+                                  (1 + static_cast<size_t>(ranks)) * sizeof(uint64_t),
+                                  2 * static_cast<size_t>(ranks) * sizeof(void*)};
     void* parts[kParts];
     if (prims::detail::carve_temp(temp, temp_bytes, sizes, parts) != cudaSuccess) return ncclInvalidArgument;
     if (temp == nullptr) return ncclSuccess;
@@ -166,6 +205,12 @@ class DistributedRadixSort {
     s.segment_begins_ = static_cast<uint64_t*>(parts[10]);
     s.segment_ends_ = s.segment_begins_ + kDigitBuckets;
     s.piece_copies_ = static_cast<PieceCopy*>(parts[11]);
+    s.own_identity_ = static_cast<PeerIdentity*>(parts[12]);
+    s.identities_ = s.own_identity_ + 1;
+    s.own_reach_ = static_cast<uint64_t*>(parts[13]);
+    s.reaches_ = s.own_reach_ + 1;
+    s.arrived_key_buffers_ = static_cast<K**>(parts[14]);
+    s.arrived_value_buffers_ = reinterpret_cast<V**>(s.arrived_key_buffers_ + ranks);
     return ncclSuccess;
   }
 
@@ -181,16 +226,26 @@ class DistributedRadixSort {
     const uint64_t own_count = n_;
     PRIMS_NCCL_TRY_CUDA(
         cudaMemcpyAsync(own_count_, &own_count, sizeof(uint64_t), cudaMemcpyHostToDevice, stream_));
+    const PeerIdentity identity = PeerBuffers::identify(n_ > 0 ? arrived_keys_ : nullptr,
+                                                        kHasValues && n_ > 0 ? arrived_values_ : nullptr);
+    PRIMS_NCCL_TRY_CUDA(
+        cudaMemcpyAsync(own_identity_, &identity, sizeof(PeerIdentity), cudaMemcpyHostToDevice, stream_));
     // Every rank's root offsets: their sum is the search's first round, and they place every bucket's pieces.
+    // And every rank's identity: whether the exchange can store straight into the peers' buffers.
     PRIMS_NCCL_TRY(grouped([&] {
       PRIMS_NCCL_TRY(ncclAllGather(local_offsets_, root_offsets_, kBucketOffsets, ncclUint64, comm_, stream_));
+      PRIMS_NCCL_TRY(ncclAllGather(own_identity_, identities_, sizeof(PeerIdentity), ncclUint8, comm_, stream_));
       return ncclAllGather(own_count_, rank_counts_, 1, ncclUint64, comm_, stream_);
     }));
     std::vector<uint64_t> rank_counts(static_cast<size_t>(ranks_));
     std::vector<uint64_t> root_offsets(static_cast<size_t>(ranks_) * kBucketOffsets);
+    std::vector<PeerIdentity> identities(static_cast<size_t>(ranks_));
     PRIMS_NCCL_TRY_CUDA(copy_to_host(rank_counts, rank_counts_));
     PRIMS_NCCL_TRY_CUDA(copy_to_host(root_offsets, root_offsets_));
+    PRIMS_NCCL_TRY_CUDA(cudaMemcpyAsync(identities.data(), identities_, identities.size() * sizeof(PeerIdentity),
+                                        cudaMemcpyDeviceToHost, stream_));
     PRIMS_NCCL_TRY_CUDA(cudaStreamSynchronize(stream_));
+    const uint64_t reach = direct_allowed() && peers_.open(identities, rank_) ? 1 : 0;
     const auto mine = root_offsets.begin() + static_cast<std::ptrdiff_t>(rank_) * kBucketOffsets;
     std::vector<uint64_t> local_offsets(mine, mine + kBucketOffsets);
     std::vector<uint64_t> global_offsets(kBucketOffsets, 0);
@@ -210,36 +265,61 @@ class DistributedRadixSort {
 
     // Every rank's cuts, so that each knows what it sends and what it receives.
     const std::vector<uint64_t> own_cuts = search.cut_summary();
+    // And whether every rank reaches every other's buffers: all store straight into them, or all go through NCCL.
     PRIMS_NCCL_TRY_CUDA(cudaMemcpyAsync(own_cuts_, own_cuts.data(), own_cuts.size() * sizeof(uint64_t),
                                         cudaMemcpyHostToDevice, stream_));
-    PRIMS_NCCL_TRY(ncclAllGather(own_cuts_, all_cuts_, own_cuts.size(), ncclUint64, comm_, stream_));
+    PRIMS_NCCL_TRY_CUDA(cudaMemcpyAsync(own_reach_, &reach, sizeof(uint64_t), cudaMemcpyHostToDevice, stream_));
+    PRIMS_NCCL_TRY(grouped([&] {
+      PRIMS_NCCL_TRY(ncclAllGather(own_cuts_, all_cuts_, own_cuts.size(), ncclUint64, comm_, stream_));
+      return ncclAllGather(own_reach_, reaches_, 1, ncclUint64, comm_, stream_);
+    }));
     std::vector<uint64_t> all_cuts(own_cuts.size() * static_cast<size_t>(ranks_));
+    std::vector<uint64_t> reaches(static_cast<size_t>(ranks_));
     PRIMS_NCCL_TRY_CUDA(copy_to_host(all_cuts, all_cuts_));
+    PRIMS_NCCL_TRY_CUDA(copy_to_host(reaches, reaches_));
     PRIMS_NCCL_TRY_CUDA(cudaStreamSynchronize(stream_));
+    direct_ = std::all_of(reaches.begin(), reaches.end(), [](uint64_t r) { return r != 0; });
     // The same number of chunks on every rank: it decides which pieces each grouped call moves.
     const uint64_t per_rank = total / static_cast<uint64_t>(ranks_);
     const int chunks = per_rank >= kOverlapMinItems ? kOverlapChunks : 1;
     exchange_ = search.bucket_exchange(all_cuts, root_offsets, chunks);
-    // Every chunk's copies: the kept pieces (from the partitioned buffer), then the received ones (from where
-    // they are staged in the output). At most a piece a bucket and source rank.
+    // Every chunk's copies. Through NCCL: the kept pieces (from the partitioned buffer), then the received ones
+    // (from where they are staged in the output), at most a piece a bucket and source rank. Stored straight into
+    // place: the kept and the sent pieces, from the partitioned buffer, at most a piece a bucket and receiver.
     copy_tables_.assign(2 * exchange_.keeps.size() + 1, 0);
     std::vector<PieceCopy> copies;
+    const uint64_t self = static_cast<uint64_t>(rank_);
     for (size_t c = 0; c < exchange_.keeps.size(); ++c) {
       for (const ExchangePiece& piece : exchange_.keeps[c]) {
-        copies.push_back({piece.source, piece.destination, piece.count});
+        copies.push_back({piece.source, piece.destination, piece.count, self});
+      }
+      if (direct_) {
+        for (const ExchangePiece& piece : exchange_.sends[c]) {
+          copies.push_back({piece.source, piece.destination, piece.count, static_cast<uint64_t>(piece.peer)});
+        }
       }
       copy_tables_[2 * c + 1] = copies.size();
       size_t next = 0;
       for (const ExchangeRange& range : exchange_.receive_ranges[c]) {
+        if (direct_) break;
         uint64_t staged = range.offset;
         for (; next < exchange_.receives[c].size() && exchange_.receives[c][next].peer == range.peer; ++next) {
           const ExchangePiece& piece = exchange_.receives[c][next];
-          copies.push_back({staged, piece.destination, piece.count});
+          copies.push_back({staged, piece.destination, piece.count, self});
           staged += piece.count;
         }
       }
       copy_tables_[2 * c + 2] = copies.size();
     }
+    // Every rank's arrived buffers as this rank addresses them (only its own is used through NCCL).
+    std::vector<void*> arrived(2 * static_cast<size_t>(ranks_), nullptr);
+    for (int q = 0; q < ranks_; ++q) {
+      arrived[static_cast<size_t>(q)] = direct_ ? peers_.keys(q) : (q == rank_ ? arrived_keys_ : nullptr);
+      arrived[static_cast<size_t>(ranks_ + q)] =
+          direct_ ? peers_.values(q) : (q == rank_ ? static_cast<void*>(arrived_values_) : nullptr);
+    }
+    PRIMS_NCCL_TRY_CUDA(cudaMemcpyAsync(arrived_key_buffers_, arrived.data(), arrived.size() * sizeof(void*),
+                                        cudaMemcpyHostToDevice, stream_));
     if (!copies.empty()) {
       PRIMS_NCCL_TRY_CUDA(cudaMemcpyAsync(piece_copies_, copies.data(), copies.size() * sizeof(PieceCopy),
                                           cudaMemcpyHostToDevice, stream_));
@@ -276,7 +356,7 @@ class DistributedRadixSort {
     // Buckets larger than the segmented sort's shared passes take: Onesweep sorts everything once it has arrived.
     const bool by_segments = !kArrivesSorted && exchange_.largest_segment < prims::detail::kOnesweepPortionMaxItems;
     for (size_t c = 0; c < chunks; ++c) {
-      PRIMS_NCCL_TRY(move_chunk(c, side.stream));
+      PRIMS_NCCL_TRY(direct_ ? store_chunk(c, side.stream) : move_chunk(c, side.stream));
       PRIMS_NCCL_TRY_CUDA(cudaEventRecord(side.events[c], side.stream));
     }
     for (size_t c = 0; c < chunks && by_segments; ++c) {
@@ -300,6 +380,9 @@ class DistributedRadixSort {
     if (events != nullptr) PRIMS_NCCL_TRY_CUDA(cudaEventRecord(events->sort_end, stream_));
     return ncclSuccess;
   }
+
+  /// Whether the exchange went by stores straight into the peers' buffers (after partition()).
+  bool direct_exchange() const { return direct_; }
 
   ncclResult_t run() {
     PRIMS_NCCL_TRY(partition());
@@ -376,10 +459,10 @@ class DistributedRadixSort {
   /// own region of keys_out (values_out), which its sort writes only later. Keys of one digit arrive in keys_out,
   /// sorted: each piece is received straight into its place.
   ncclResult_t move_chunk(size_t c, cudaStream_t stream) const {
-    PRIMS_NCCL_TRY_CUDA(copy_pieces(partitioned_keys_, arrived_keys_, copy_tables_[2 * c], copy_tables_[2 * c + 1],
-                                    stream));
+    PRIMS_NCCL_TRY_CUDA(copy_pieces(partitioned_keys_, arrived_key_buffers_, copy_tables_[2 * c],
+                                    copy_tables_[2 * c + 1], stream));
     if constexpr (kHasValues) {
-      PRIMS_NCCL_TRY_CUDA(copy_pieces(partitioned_values_, arrived_values_, copy_tables_[2 * c],
+      PRIMS_NCCL_TRY_CUDA(copy_pieces(partitioned_values_, arrived_value_buffers_, copy_tables_[2 * c],
                                       copy_tables_[2 * c + 1], stream));
     }
     if constexpr (kArrivesSorted) {
@@ -415,24 +498,47 @@ class DistributedRadixSort {
         return ncclSuccess;
       }));
       // Each peer's pieces, in order, lie back to back in its staged range.
-      PRIMS_NCCL_TRY_CUDA(copy_pieces(io_.keys_out, arrived_keys_, copy_tables_[2 * c + 1], copy_tables_[2 * c + 2],
-                                      stream));
+      PRIMS_NCCL_TRY_CUDA(copy_pieces(io_.keys_out, arrived_key_buffers_, copy_tables_[2 * c + 1],
+                                      copy_tables_[2 * c + 2], stream));
       if constexpr (kHasValues) {
-        PRIMS_NCCL_TRY_CUDA(copy_pieces(io_.values_out, arrived_values_, copy_tables_[2 * c + 1],
+        PRIMS_NCCL_TRY_CUDA(copy_pieces(io_.values_out, arrived_value_buffers_, copy_tables_[2 * c + 1],
                                         copy_tables_[2 * c + 2], stream));
       }
       return ncclSuccess;
     }
   }
 
-  /// Copies the pieces [first, last) of the copy table from `from` to `to`, in one launch.
+  /// Chunk c of the exchange by stores straight into place: one copy kernel puts every piece of the chunk this
+  /// rank keeps or sends where its receiver's sort reads it, then a one-word all-reduce waits for every rank's
+  /// stores to have completed (each rank's kernel precedes its part of the all-reduce on its stream), so chunk c
+  /// has landed at every rank when its all-reduce returns. The receivers' buffers are free: every rank has
+  /// synchronized its stream after the partition, before any rank stores.
+  ncclResult_t store_chunk(size_t c, cudaStream_t stream) const {
+    PRIMS_NCCL_TRY_CUDA(copy_pieces(partitioned_keys_, arrived_key_buffers_, copy_tables_[2 * c],
+                                    copy_tables_[2 * c + 1], stream));
+    if constexpr (kHasValues) {
+      PRIMS_NCCL_TRY_CUDA(copy_pieces(partitioned_values_, arrived_value_buffers_, copy_tables_[2 * c],
+                                      copy_tables_[2 * c + 1], stream));
+    }
+    return ncclAllReduce(own_reach_, own_reach_, 1, ncclUint64, ncclSum, comm_, stream);
+  }
+
+  /// The exchange stores straight into the peers' buffers where they are reachable, unless PRIMS_DIST_EXCHANGE
+  /// is "nccl" (all ranks agree: a rank that disallows it counts as one out of reach).
+  static bool direct_allowed() {
+    const char* setting = std::getenv("PRIMS_DIST_EXCHANGE");
+    return setting == nullptr || std::string(setting) != "nccl";
+  }
+
+  /// Copies the pieces [first, last) of the copy table from `from` to their ranks' buffers `arrived`, in one
+  /// launch.
   template <class T>
-  cudaError_t copy_pieces(const T* from, T* to, size_t first, size_t last, cudaStream_t stream) const {
+  cudaError_t copy_pieces(const T* from, T* const* arrived, size_t first, size_t last, cudaStream_t stream) const {
     if (first == last) return cudaSuccess;
     int multiprocessors = 0;
     PRIMS_TRY(prims::detail::multiprocessor_count(multiprocessors));
-    copy_pieces_kernel<T><<<static_cast<unsigned>(multiprocessors) * 2, kPieceCopyThreads, 0, stream>>>(
-        from, to, piece_copies_ + first, static_cast<unsigned>(last - first));
+    copy_pieces_kernel<T><<<static_cast<unsigned>(multiprocessors) * 4, kPieceCopyThreads, 0, stream>>>(
+        from, arrived, piece_copies_ + first, static_cast<unsigned>(last - first));
     return cudaGetLastError();
   }
 
@@ -502,6 +608,17 @@ class DistributedRadixSort {
   uint64_t* segment_ends_ = nullptr;
   BucketExchange exchange_;
   PieceCopy* piece_copies_ = nullptr;
+  PeerIdentity* own_identity_ = nullptr;
+  PeerIdentity* identities_ = nullptr;
+  /// This rank's reach (1: it can store into every peer's buffers), then every rank's; the word the stored
+  /// exchange's all-reduces wait on.
+  uint64_t* own_reach_ = nullptr;
+  uint64_t* reaches_ = nullptr;
+  /// Every rank's arrived keys and values as this rank addresses them (its own only, through NCCL).
+  K** arrived_key_buffers_ = nullptr;
+  V** arrived_value_buffers_ = nullptr;
+  PeerBuffers peers_;
+  bool direct_ = false;
   /// Chunk c's kept pieces are copies [copy_tables_[2c], copy_tables_[2c + 1]) of piece_copies_, its received ones
   /// [copy_tables_[2c + 1], copy_tables_[2c + 2]).
   std::vector<size_t> copy_tables_;
