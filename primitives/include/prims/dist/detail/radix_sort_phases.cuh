@@ -122,8 +122,8 @@ class DistributedRadixSort {
   static constexpr bool kArrivesSorted = kSortedBits == 0;
   static constexpr int kParts = 15;
   /// The exchange runs in kOverlapChunks chunks, each sorted as it lands, where ranks hold kOverlapMinItems keys
-  /// on average or more; below that in one chunk, sorted once it has landed (on two H100s the overlap cost more
-  /// than it hid at 2^27 and 2^28 u32 keys a rank and saved 5-10% at 2^29 and 2^30; docs/design-notes.md).
+  /// on average or more; below that in one chunk, sorted once it has landed (below, the overlap cost more than it
+  /// hid; docs/design-notes.md has the measurements).
   static constexpr int kOverlapChunks = 4;
   static constexpr uint64_t kOverlapMinItems = uint64_t{1} << 29;
 
