@@ -445,6 +445,39 @@ TEST(SegmentedSort, TrivialPassesInLargeSegments) {
   }
 }
 
+/// The shared Onesweep passes over many segments, so that each block of the histogram counts a run of tiles that
+/// crosses segments (shuffled, with gaps, of sizes that end in partial tiles), in both orders.
+TEST(SegmentedSort, OnesweepSegmentsAcrossHistogramBlocks) {
+  PRIMS_REQUIRE_GPU();
+  const size_t onesweep = Classes<uint32_t, uint32_t>::onesweep;
+  std::vector<size_t> sizes;
+  for (size_t s = 0; s < 400; ++s) sizes.push_back(onesweep + 1 + (s * 7919) % 20000);
+  const Layout many = layout(sizes, 9, true, 61);
+  std::mt19937 rng(67);
+  std::vector<uint32_t> keys(many.n);
+  for (auto& key : keys) key = rng();
+  for (Order order : {Order::Ascending, Order::Descending}) {
+    check_keys(keys, many, {order, 0, -1, false});
+    check_pairs(keys, many, {order, 0, -1, false});
+    if (::testing::Test::HasFatalFailure()) return;
+  }
+}
+
+/// The shared Onesweep passes on Onesweep's large tiles: 2^26 keys and more, in segments of 2^20 keys and more on
+/// average (40 of 1.7 to 1.9 million keys).
+TEST(SegmentedSort, OnesweepSegmentsOnLargeTiles) {
+  PRIMS_REQUIRE_GPU();
+  std::vector<size_t> sizes;
+  for (size_t s = 0; s < 40; ++s) sizes.push_back((size_t{13} << 17) + (s * 104729) % 200000);
+  const Layout large = layout(sizes, 0, true, 71);
+  ASSERT_GE(large.n, size_t{1} << 26);
+  std::mt19937 rng(71);
+  std::vector<uint32_t> keys(large.n);
+  for (auto& key : keys) key = rng();
+  check_keys(keys, large, {Order::Ascending, 0, -1, false});
+  check_keys(keys, large, {Order::Descending, 0, -1, true});
+}
+
 /// Segments sorted by the shared Onesweep passes, each with its own distribution, so that a pass is trivial for
 /// some of them (their tiles are copied through) and not for others, in every order and in place: all equal,
 /// only the low byte varying, random, sorted, reversed, two distinct keys.

@@ -180,6 +180,39 @@ struct PassDigitCounter {
   }
 };
 
+/// Hands keys[0, n) to count_key(key), read 16 bytes at a time from the first 16-byte boundary on, in tiles of
+/// THREADS x ITEMS keys: a block that is part `part` of `parts` takes tiles part, part + parts, ...; part 0 also
+/// takes the keys before the boundary, and the keys after the last whole tile go thread by thread over all parts.
+/// The digit histograms of Onesweep (the grid's blocks split one array) and of segmented Onesweep (a block
+/// alone on each segment's range of its tiles) read their keys through it.
+template <int THREADS, int ITEMS, class K, class CountKey>
+__device__ __forceinline__ void count_keys_in_vectors(const K* __restrict__ keys, size_t n, size_t part, size_t parts,
+                                                      CountKey& count_key) {
+  constexpr int kVector = kVectorItems<K>;
+  static_assert(ITEMS % kVector == 0, "histogram items come in whole 16-byte vectors");
+  constexpr size_t kTileItems = static_cast<size_t>(THREADS) * ITEMS;
+  const size_t misaligned = (reinterpret_cast<size_t>(keys) / sizeof(K)) % kVector;
+  const size_t head = misaligned == 0 ? 0 : (kVector - misaligned < n ? kVector - misaligned : n);
+  if (part == 0 && threadIdx.x < head) count_key(keys[threadIdx.x]);
+  const Vector<K>* body = reinterpret_cast<const Vector<K>*>(keys + head);
+  const size_t num_full_tiles = (n - head) / kTileItems;
+  for (size_t tile = part; tile < num_full_tiles; tile += parts) {
+    Vector<K> vectors[ITEMS / kVector];
+#pragma unroll
+    for (int i = 0; i < ITEMS / kVector; ++i) {
+      vectors[i] = body[(tile * ITEMS / kVector + i) * THREADS + threadIdx.x];
+    }
+#pragma unroll
+    for (int i = 0; i < ITEMS / kVector; ++i) {
+#pragma unroll
+      for (int j = 0; j < kVector; ++j) count_key(vectors[i].items[j]);
+    }
+  }
+  for (size_t i = head + num_full_tiles * kTileItems + part * THREADS + threadIdx.x; i < n; i += parts * THREADS) {
+    count_key(keys[i]);
+  }
+}
+
 template <class Policy, class Shape, class K>
 __global__ void __launch_bounds__(Shape::threads)
     onesweep_histogram_kernel(const K* __restrict__ keys, size_t n, Order order, int begin_bit, int end_bit,
@@ -188,7 +221,6 @@ __global__ void __launch_bounds__(Shape::threads)
   constexpr int kThreads = Shape::threads;
   constexpr int kItems = Policy::histogram_items_per_thread;
   constexpr int kCopies = Shape::copies;
-  constexpr size_t kTileItems = static_cast<size_t>(kThreads) * kItems;
   constexpr int kDigits = 1 << Policy::radix_bits;
   constexpr int kMaxPasses = radix_passes(0, RadixKey<K>::kBits, Policy::radix_bits);
   constexpr int kCounterWords = kMaxPasses * kDigits * kCopies;
@@ -220,30 +252,7 @@ __global__ void __launch_bounds__(Shape::threads)
     counter.count(key);
   };
 
-  // Keys are read 16 bytes at a time from the first 16-byte boundary on; block 0 counts the keys before it.
-  constexpr int kVector = kVectorItems<K>;
-  static_assert(kItems % kVector == 0, "histogram items come in whole 16-byte vectors");
-  const size_t misaligned = (reinterpret_cast<size_t>(keys) / sizeof(K)) % kVector;
-  const size_t head = misaligned == 0 ? 0 : (kVector - misaligned < n ? kVector - misaligned : n);
-  if (blockIdx.x == 0 && threadIdx.x < head) count_key(keys[threadIdx.x]);
-  const Vector<K>* body = reinterpret_cast<const Vector<K>*>(keys + head);
-  const size_t num_full_tiles = (n - head) / kTileItems;
-  for (size_t tile = blockIdx.x; tile < num_full_tiles; tile += gridDim.x) {
-    Vector<K> vectors[kItems / kVector];
-#pragma unroll
-    for (int i = 0; i < kItems / kVector; ++i) {
-      vectors[i] = body[(tile * kItems / kVector + i) * kThreads + threadIdx.x];
-    }
-#pragma unroll
-    for (int i = 0; i < kItems / kVector; ++i) {
-#pragma unroll
-      for (int j = 0; j < kVector; ++j) count_key(vectors[i].items[j]);
-    }
-  }
-  for (size_t i = head + num_full_tiles * kTileItems + blockIdx.x * static_cast<size_t>(kThreads) + threadIdx.x;
-       i < n; i += grid_threads) {
-    count_key(keys[i]);
-  }
+  count_keys_in_vectors<kThreads, kItems>(keys, n, blockIdx.x, gridDim.x, count_key);
   if (__syncthreads_or(special) && threadIdx.x == 0) *special_keys = 1;
   counter.template flush<false>(counts, histograms);
 }

@@ -4,9 +4,10 @@
 // idle, and sort each segment at one SM's bandwidth). The segmented sort uses it for its biggest segments.
 //   1. segmented_onesweep_layout_kernel     block 0 numbers the tiles of the listed segments (an exclusive scan
 //                                           of their tile counts); every block clears the digit counters;
-//   2. segmented_onesweep_histogram_kernel  a persistent grid, each block a run of consecutive tiles, counts the
-//      digits of every pass of each segment (one read of the keys; counts flushed when the segment changes),
-//      writes each tile's record (its segment), clears the first pass's look-back words and notes special float
+//   2. segmented_onesweep_histogram_kernel  a persistent grid, each block a run of consecutive tiles: writes each
+//      tile's record (its segment) and clears the first pass's look-back words, then counts the digits of every
+//      pass of each segment (one read of the keys: a segment's range of the run in 16-byte vectors, as Onesweep's
+//      histogram reads the whole array; counts flushed once a segment's range is done) and notes special float
 //      keys;
 //   3. segmented_onesweep_starts_kernel     one block a segment: each digit's first position in the segment in
 //      every pass, and the passes that are trivial for the segment (one digit holds every key), noted in the
@@ -135,7 +136,6 @@ __global__ void __launch_bounds__(Shape::threads)
   constexpr int kThreads = Shape::threads;
   constexpr int kCopies = Shape::copies;
   constexpr int kDigits = Tile::kDigits;
-  constexpr int kBatch = 8;
   extern __shared__ unsigned counters[];  // as onesweep_histogram_kernel's
   wait_for_prior_grids();
   allow_dependent_grids();
@@ -162,37 +162,34 @@ __global__ void __launch_bounds__(Shape::threads)
     __syncthreads();
   };
 
-  unsigned s = segment_of_tile(state.segments, count, first);
+  // The records and cleared look-back rows of this block's tiles.
+  const unsigned first_segment = segment_of_tile(state.segments, count, first);
+  unsigned s = first_segment;
   OnesweepSegment segment = state.segments[s];
   for (unsigned tile = first; tile < last; ++tile) {
-    if (s + 1 < count && state.segments[s + 1].first_tile <= tile) {
-      flush(s);
-      do {
-        ++s;
-      } while (s + 1 < count && state.segments[s + 1].first_tile <= tile);
-      segment = state.segments[s];
-    }
+    while (s + 1 < count && state.segments[s + 1].first_tile <= tile) segment = state.segments[++s];
     if (threadIdx.x == 0) state.tiles[tile] = {segment, s, 0u};
     if (threadIdx.x < kDigits) state.lookback[0][static_cast<size_t>(tile) * kDigits + threadIdx.x] = 0;
-    const unsigned tile_begin = (tile - segment.first_tile) * Tile::kTileItems;
-    const unsigned valid = segment.size - tile_begin < Tile::kTileItems ? segment.size - tile_begin : Tile::kTileItems;
-    const K* tile_keys = keys + segment.begin + tile_begin;
-    // kBatch loads in flight a thread before any is counted.
-    for (unsigned batch = 0; batch < valid; batch += kThreads * kBatch) {
-      K batch_keys[kBatch];
-#pragma unroll
-      for (int k = 0; k < kBatch; ++k) {
-        const unsigned i = batch + k * kThreads + threadIdx.x;
-        if (i < valid) batch_keys[k] = tile_keys[i];
-      }
-#pragma unroll
-      for (int k = 0; k < kBatch; ++k) {
-        if (batch + k * kThreads + threadIdx.x < valid) {
-          if constexpr (RadixKey<K>::kHasSpecialKeys) special = special || RadixKey<K>::is_special(batch_keys[k]);
-          counter.count(batch_keys[k]);
-        }
-      }
-    }
+  }
+  // The keys of this block's tiles: one contiguous range a segment, read as onesweep_histogram_kernel reads the
+  // whole array; each segment's counts flushed once its range is done.
+  auto count_key = [&](K key) {
+    if constexpr (RadixKey<K>::kHasSpecialKeys) special = special || RadixKey<K>::is_special(key);
+    counter.count(key);
+  };
+  for (s = first_segment;; ++s) {
+    segment = state.segments[s];
+    const unsigned segment_tiles = (segment.size + Tile::kTileItems - 1) / Tile::kTileItems;
+    const unsigned from_tile = first > segment.first_tile ? first - segment.first_tile : 0u;
+    const unsigned to_tile = last - segment.first_tile < segment_tiles ? last - segment.first_tile : segment_tiles;
+    const size_t begin = static_cast<size_t>(from_tile) * Tile::kTileItems;
+    const size_t end = static_cast<size_t>(to_tile) * Tile::kTileItems < segment.size
+                           ? static_cast<size_t>(to_tile) * Tile::kTileItems
+                           : segment.size;
+    count_keys_in_vectors<kThreads, Policy::histogram_items_per_thread>(keys + segment.begin + begin, end - begin,
+                                                                         0, 1, count_key);
+    if (s + 1 >= count || state.segments[s + 1].first_tile >= last) break;
+    flush(s);
   }
   flush(s);
   if (__syncthreads_or(special) && threadIdx.x == 0) state.words[1] = 1;

@@ -123,6 +123,10 @@ struct SegmentedSortPolicySm90 {
   /// shared passes.
   /// Chosen with bench/bench_segmented_sort (docs/design-notes.md, "Segmented radix sort").
   static constexpr size_t onesweep_min_items = kHasValues<V> ? size_t{1} << 13 : size_t{1} << 15;
+  /// Those passes take Onesweep's large tiles (where they differ) from its size limit on, when segments average
+  /// this many keys or more; smaller segments lose more to their last, partial tiles than the large tiles gain.
+  /// Chosen with bench/bench_segmented_sort (bench/results/2026-11-25-H100-bench_segmented_sort-onesweep-class.txt).
+  static constexpr size_t onesweep_large_tiles_mean_items = size_t{1} << 20;
 };
 
 /// The policy for the architecture the library is built for; one entry today.
@@ -962,9 +966,24 @@ cudaError_t segmented_radix_sort(void* temp, size_t& temp_bytes, PassBuffers<K, 
   const SegmentList& onesweep_list = lists.list[kOnesweepSegments];
   const SegmentedOnesweepState onesweep_state = OnesweepStorage::state(
       onesweep_parts, n, capacity[kOnesweepSegments], num_passes, onesweep_list.ids, onesweep_list.count);
-  PRIMS_TRY((segmented_onesweep_sort<K, V, Offset>(onesweep_state, io, begin_offsets, end_offsets, order, begin_bit,
-                                                   end_bit, static_cast<K*>(parts[0]), static_cast<V*>(parts[1]),
-                                                   stream)));
+  // Onesweep's large tiles for large inputs of large segments (the storage, sized for the default tiles, holds the
+  // fewer large ones).
+  using LargePolicy = OnesweepLargePolicy<K, V>;
+  if constexpr (LargePolicy::items_per_thread != OnesweepPolicy<K, V>::items_per_thread) {
+    if (n >= LargePolicy::min_items && n / num_segments >= Policy::onesweep_large_tiles_mean_items) {
+      PRIMS_TRY((segmented_onesweep_sort<K, V, Offset, LargePolicy>(
+          onesweep_state, io, begin_offsets, end_offsets, order, begin_bit, end_bit, static_cast<K*>(parts[0]),
+          static_cast<V*>(parts[1]), stream)));
+    } else {
+      PRIMS_TRY((segmented_onesweep_sort<K, V, Offset>(onesweep_state, io, begin_offsets, end_offsets, order,
+                                                       begin_bit, end_bit, static_cast<K*>(parts[0]),
+                                                       static_cast<V*>(parts[1]), stream)));
+    }
+  } else {
+    PRIMS_TRY((segmented_onesweep_sort<K, V, Offset>(onesweep_state, io, begin_offsets, end_offsets, order,
+                                                     begin_bit, end_bit, static_cast<K*>(parts[0]),
+                                                     static_cast<V*>(parts[1]), stream)));
+  }
   if (capacity[kLargeSegments] == 0) return cudaSuccess;
   return launch_persistent(segmented_large_kernel<Policy, K, V, Offset>, capacity[kLargeSegments],
                            Policy::block_threads, 0, stream, args, lists.list[kLargeSegments], static_cast<K*>(parts[0]),
