@@ -459,12 +459,7 @@ class DistributedRadixSort {
   /// own region of keys_out (values_out), which its sort writes only later. Keys of one digit arrive in keys_out,
   /// sorted: each piece is received straight into its place.
   ncclResult_t move_chunk(size_t c, cudaStream_t stream) const {
-    PRIMS_NCCL_TRY_CUDA(copy_pieces(partitioned_keys_, arrived_key_buffers_, copy_tables_[2 * c],
-                                    copy_tables_[2 * c + 1], stream));
-    if constexpr (kHasValues) {
-      PRIMS_NCCL_TRY_CUDA(copy_pieces(partitioned_values_, arrived_value_buffers_, copy_tables_[2 * c],
-                                      copy_tables_[2 * c + 1], stream));
-    }
+    PRIMS_NCCL_TRY_CUDA(copy_partitioned_pieces(c, stream));
     if constexpr (kArrivesSorted) {
       return grouped([&] {
         for (const ExchangePiece& piece : exchange_.sends[c]) {
@@ -514,12 +509,7 @@ class DistributedRadixSort {
   /// has landed at every rank when its all-reduce returns. The receivers' buffers are free: every rank has
   /// synchronized its stream after the partition, before any rank stores.
   ncclResult_t store_chunk(size_t c, cudaStream_t stream) const {
-    PRIMS_NCCL_TRY_CUDA(copy_pieces(partitioned_keys_, arrived_key_buffers_, copy_tables_[2 * c],
-                                    copy_tables_[2 * c + 1], stream));
-    if constexpr (kHasValues) {
-      PRIMS_NCCL_TRY_CUDA(copy_pieces(partitioned_values_, arrived_value_buffers_, copy_tables_[2 * c],
-                                      copy_tables_[2 * c + 1], stream));
-    }
+    PRIMS_NCCL_TRY_CUDA(copy_partitioned_pieces(c, stream));
     return ncclAllReduce(own_reach_, own_reach_, 1, ncclUint64, ncclSum, comm_, stream);
   }
 
@@ -528,6 +518,18 @@ class DistributedRadixSort {
   static bool direct_allowed() {
     const char* setting = std::getenv("PRIMS_DIST_EXCHANGE");
     return setting == nullptr || std::string(setting) != "nccl";
+  }
+
+  /// Copies chunk c's pieces that come from the partitioned buffers (the kept ones; with stores, the sent ones
+  /// too) to their places, keys and values.
+  cudaError_t copy_partitioned_pieces(size_t c, cudaStream_t stream) const {
+    PRIMS_TRY(copy_pieces(partitioned_keys_, arrived_key_buffers_, copy_tables_[2 * c], copy_tables_[2 * c + 1],
+                          stream));
+    if constexpr (kHasValues) {
+      PRIMS_TRY(copy_pieces(partitioned_values_, arrived_value_buffers_, copy_tables_[2 * c], copy_tables_[2 * c + 1],
+                            stream));
+    }
+    return cudaSuccess;
   }
 
   /// Copies the pieces [first, last) of the copy table from `from` to their ranks' buffers `arrived`, in one
