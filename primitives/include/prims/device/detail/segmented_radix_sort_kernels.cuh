@@ -966,23 +966,21 @@ cudaError_t segmented_radix_sort(void* temp, size_t& temp_bytes, PassBuffers<K, 
   const SegmentList& onesweep_list = lists.list[kOnesweepSegments];
   const SegmentedOnesweepState onesweep_state = OnesweepStorage::state(
       onesweep_parts, n, capacity[kOnesweepSegments], num_passes, onesweep_list.ids, onesweep_list.count);
-  // Onesweep's large tiles for large inputs of large segments (the storage, sized for the default tiles, holds the
-  // fewer large ones).
-  using LargePolicy = OnesweepLargePolicy<K, V>;
-  if constexpr (LargePolicy::items_per_thread != OnesweepPolicy<K, V>::items_per_thread) {
-    if (n >= LargePolicy::min_items && n / num_segments >= Policy::onesweep_large_tiles_mean_items) {
-      PRIMS_TRY((segmented_onesweep_sort<K, V, Offset, LargePolicy>(
-          onesweep_state, io, begin_offsets, end_offsets, order, begin_bit, end_bit, static_cast<K*>(parts[0]),
-          static_cast<V*>(parts[1]), stream)));
-    } else {
-      PRIMS_TRY((segmented_onesweep_sort<K, V, Offset>(onesweep_state, io, begin_offsets, end_offsets, order,
-                                                       begin_bit, end_bit, static_cast<K*>(parts[0]),
-                                                       static_cast<V*>(parts[1]), stream)));
-    }
+  // Onesweep's large tiles for large inputs of large segments, where they differ from its default ones (the
+  // storage, sized for the default tiles, holds the fewer large ones).
+  auto sort_onesweep_class = [&](auto policy) {
+    return segmented_onesweep_sort<K, V, Offset, decltype(policy)>(onesweep_state, io, begin_offsets, end_offsets,
+                                                                   order, begin_bit, end_bit,
+                                                                   static_cast<K*>(parts[0]),
+                                                                   static_cast<V*>(parts[1]), stream);
+  };
+  using DefaultTiles = OnesweepPolicy<K, V>;
+  using LargeTiles = std::conditional_t<OnesweepLargePolicy<K, V>::items_per_thread != DefaultTiles::items_per_thread,
+                                        OnesweepLargePolicy<K, V>, DefaultTiles>;
+  if (n >= OnesweepLargePolicy<K, V>::min_items && n / num_segments >= Policy::onesweep_large_tiles_mean_items) {
+    PRIMS_TRY(sort_onesweep_class(LargeTiles{}));
   } else {
-    PRIMS_TRY((segmented_onesweep_sort<K, V, Offset>(onesweep_state, io, begin_offsets, end_offsets, order,
-                                                     begin_bit, end_bit, static_cast<K*>(parts[0]),
-                                                     static_cast<V*>(parts[1]), stream)));
+    PRIMS_TRY(sort_onesweep_class(DefaultTiles{}));
   }
   if (capacity[kLargeSegments] == 0) return cudaSuccess;
   return launch_persistent(segmented_large_kernel<Policy, K, V, Offset>, capacity[kLargeSegments],
