@@ -468,6 +468,28 @@ INSTANTIATE_TEST_SUITE_P(Ranks, DistRadixSort,
                                   (info.param.through_nccl ? "ThroughNccl" : "");
                          });
 
+/// The stored exchange's reach, on the host: a rank of another process is out of reach (its addresses mean nothing
+/// here), ranks of this process on one device reach each other without asking the driver, and every rank's buffers
+/// are handed back as given.
+TEST(PeerBuffers, OnlyRanksOfThisProcessAreReached) {
+  using prims::dist::detail::PeerBuffers;
+  using prims::dist::detail::PeerIdentity;
+  const PeerIdentity me{7, 0, {0x1000, 0x2000}};
+  const PeerIdentity same_device{7, 0, {0x3000, 0}};
+  const PeerIdentity other_process{8, 0, {0x5000, 0x6000}};
+  PeerBuffers peers;
+  ASSERT_TRUE(peers.open({me, same_device}, 0));
+  EXPECT_EQ(peers.keys(0), reinterpret_cast<void*>(0x1000));
+  EXPECT_EQ(peers.values(0), reinterpret_cast<void*>(0x2000));
+  EXPECT_EQ(peers.keys(1), reinterpret_cast<void*>(0x3000));
+  EXPECT_EQ(peers.values(1), nullptr);
+  EXPECT_TRUE(peers.open({same_device, me}, 1));
+  EXPECT_FALSE(peers.open({me, other_process}, 0));
+  EXPECT_FALSE(peers.open({other_process, me, same_device}, 2));
+  // A rank's identity names this process, whatever its buffers.
+  EXPECT_EQ(PeerBuffers::identify(nullptr, nullptr).process, PeerBuffers::identify(&me, nullptr).process);
+}
+
 /// Which exchange two ranks take: stores into the peer's buffers where the GPUs reach each other, NCCL where
 /// PRIMS_DIST_EXCHANGE=nccl; every rank takes the same.
 TEST(DistRadixSortExchange, StoresWherePeersReachEachOtherElseNccl) {
