@@ -1,9 +1,8 @@
 // bench_dist_sort: keys/s of one GPU against P GPUs on the same total. One GPU: prims::device::radix_sort_keys and
 // cub::DeviceRadixSort::SortKeys of the whole input on GPU 0. P GPUs: prims::dist::radix_sort_keys with the input
 // split evenly, one host thread per GPU, communicators from ncclCommInitAll. The distributed sort is timed phase by
-// phase (CUDA events: partition with the splitters; the exchange; the sorting left once the exchange is done, the
-// rest of the local sort overlapping the exchange); its time is
-// the slowest rank's. u32 keys from 2^--min-log2 to 2^--max-log2 in total (default 2^28 .. 2^32, sizes that do not
+// phase (CUDA events: partition with the splitters; the exchange, which is the local sort's first digit pass
+// gathering the pieces from the peers; the local sort's other digits); its time is the slowest rank's. u32 keys from 2^--min-log2 to 2^--max-log2 in total (default 2^28 .. 2^32, sizes that do not
 // fit the GPU are skipped), and u64 keys at 2^--u64-log2 (default 2^30). Uniform keys (every bit random).
 // The harness (harness.cuh) runs the three contenders interleaved, in an order that rotates every round, each run
 // after an L2 flush (GPU 0's by the harness; every rank flushes its own GPU's before its timed phases) with its
@@ -48,11 +47,11 @@ void check_nccl(ncclResult_t result, const char* what) {
   if (result != ncclSuccess) throw std::runtime_error(fmt::format("{}: {}", what, ncclGetErrorString(result)));
 }
 
-/// The distributed sort's phases as timed: the partition with the splitters, the exchange (its chunks, on the
-/// exchange's stream, from the first to the last landed), and what sorting remains once the last chunk has landed
-/// (the local sort of the earlier chunks runs during the exchange).
+/// The distributed sort's phases as timed: the partition with the splitters, the exchange (counting each piece's
+/// digits, their all-gather and the pass that gathers the pieces, sorted on the lowest digit), and the sort of the
+/// other digits.
 constexpr int kPhases = 3;
-constexpr const char* kPhaseNames[kPhases] = {"partition", "exchange", "sort after exchange"};
+constexpr const char* kPhaseNames[kPhases] = {"partition", "exchange", "sort"};
 
 struct Result {
   std::string type;
@@ -318,7 +317,7 @@ int main(int argc, char** argv) {
     fmt::print("the distributed sort on {} GPUs; keys/s of one GPU (prims, CUB) and of {} GPUs (prims)\n", ranks,
                ranks);
     fmt::print("{:<5} {:>6} {:>12} {:>12} {:>20} {:>9} {:>10} {:>10} {:>10}\n", "type", "log2n", "1 GPU Gk/s",
-               "CUB Gk/s", fmt::format("{} GPUs Gk/s", ranks), "speed-up", "part. ms", "exch. ms", "tail ms");
+               "CUB Gk/s", fmt::format("{} GPUs Gk/s", ranks), "speed-up", "part. ms", "exch. ms", "sort ms");
     std::vector<Result> results;
     auto record = [&](std::optional<Result> result) {
       if (!result) return;

@@ -15,6 +15,7 @@
 
 namespace {
 
+using prims::dist::detail::ArrivingPiece;
 using prims::dist::detail::BucketExchange;
 using prims::dist::detail::DigitLayout;
 using prims::dist::detail::ExchangePiece;
@@ -199,6 +200,66 @@ Simulation simulate(const std::vector<Buffer>& shards, int key_bits) {
   return sim;
 }
 
+/// Checks what arrives at rank r as the gathering pass reads it (BucketExchange::arriving): every piece in arrival
+/// order, back to back from 0, by bucket and then sender; each the sender's own piece of that bucket for r
+/// (piece_begins, piece_ends), staged where NCCL's receive range from the sender puts it, in its bucket's segment.
+void check_arriving_pieces(const std::vector<BucketExchange>& exchanges, const Simulation& sim, int r, int chunks) {
+  const int ranks = static_cast<int>(exchanges.size());
+  const BucketExchange& exchange = exchanges[static_cast<size_t>(r)];
+  uint64_t position = 0;
+  size_t segment = 0;
+  const ArrivingPiece* previous = nullptr;
+  // Where the next piece from each sender is staged: its receive ranges, in order.
+  std::vector<std::vector<std::pair<uint64_t, uint64_t>>> ranges(static_cast<size_t>(ranks));
+  for (int c = 0; c < chunks; ++c) {
+    for (const auto& range : exchange.receive_ranges[static_cast<size_t>(c)]) {
+      ranges[static_cast<size_t>(range.peer)].emplace_back(range.offset, range.count);
+    }
+  }
+  std::vector<size_t> range_of(static_cast<size_t>(ranks), 0);
+  std::vector<uint64_t> used(static_cast<size_t>(ranks), 0);
+  for (const ArrivingPiece& piece : exchange.arriving) {
+    EXPECT_GT(piece.count, 0u);
+    EXPECT_EQ(piece.destination, position) << "rank " << r << ": a gap or an overlap";
+    if (previous != nullptr) {
+      EXPECT_TRUE(previous->bucket < piece.bucket ||
+                  (previous->bucket == piece.bucket && previous->sender < piece.sender));
+    }
+    while (segment < exchange.segment_ends.size() && exchange.segment_ends[segment] <= position) ++segment;
+    ASSERT_LT(segment, exchange.segment_begins.size());
+    EXPECT_EQ(piece.bucket_begin, exchange.segment_begins[segment]);
+    EXPECT_LE(piece.destination + piece.count, exchange.segment_ends[segment]);
+    const BucketExchange& sender = exchanges[static_cast<size_t>(piece.sender)];
+    const size_t held = static_cast<size_t>(piece.bucket) * static_cast<size_t>(ranks) + static_cast<size_t>(r);
+    EXPECT_EQ(sender.piece_begins[held], piece.source);
+    EXPECT_EQ(sender.piece_ends[held], piece.source + piece.count);
+    ASSERT_LE(piece.source + piece.count, size_of(sim.buffers[static_cast<size_t>(piece.sender)]));
+    if (piece.sender != r) {
+      const size_t q = static_cast<size_t>(piece.sender);
+      while (range_of[q] < ranges[q].size() && used[q] == ranges[q][range_of[q]].second) ++range_of[q], used[q] = 0;
+      ASSERT_LT(range_of[q], ranges[q].size()) << "more arrives from " << q << " than its ranges hold";
+      EXPECT_EQ(piece.staged, ranges[q][range_of[q]].first + used[q]);
+      used[q] += piece.count;
+    }
+    position += piece.count;
+    previous = &piece;
+  }
+  EXPECT_EQ(position, size_of(sim.buffers[static_cast<size_t>(r)])) << "rank " << r << " keeps its count";
+  // Every piece a rank holds for r arrives at r.
+  for (int q = 0; q < ranks; ++q) {
+    const BucketExchange& sender = exchanges[static_cast<size_t>(q)];
+    ASSERT_EQ(sender.piece_begins.size(), static_cast<size_t>(kDigitBuckets) * static_cast<size_t>(ranks));
+    uint64_t held = 0;
+    for (int b = 0; b < kDigitBuckets; ++b) {
+      const size_t i = static_cast<size_t>(b) * static_cast<size_t>(ranks) + static_cast<size_t>(r);
+      held += sender.piece_ends[i] - sender.piece_begins[i];
+    }
+    uint64_t arrived = 0;
+    for (const ArrivingPiece& piece : exchange.arriving) arrived += piece.sender == q ? piece.count : 0;
+    EXPECT_EQ(held, arrived) << "from " << q << " to " << r;
+  }
+}
+
 /// Checks the bucket-by-bucket exchange of every rank (BucketExchange) in `chunks` chunks: sends match the peers'
 /// receives piece for piece, what arrives (received and kept) fills each rank's buffer exactly, every segment holds
 /// keys of one top digit, and the segments sorted one by one are the reference slice.
@@ -314,7 +375,13 @@ void check_bucket_exchange(const Simulation& sim, const Buffer& reference, int k
     EXPECT_EQ(largest, exchange.largest_segment);
     EXPECT_TRUE(normalized(sorted) == normalized(slice(reference, target, n_r))) << "rank " << r;
     target += n_r;
+    check_arriving_pieces(exchanges, sim, r, chunks);
   }
+  uint64_t largest_anywhere = 0;
+  for (const BucketExchange& exchange : exchanges) {
+    largest_anywhere = std::max(largest_anywhere, exchange.largest_segment);
+  }
+  for (const BucketExchange& exchange : exchanges) EXPECT_EQ(exchange.largest_bucket, largest_anywhere);
 }
 
 /// Simulates the search and checks every rank's plan against the brute-force reference.

@@ -17,6 +17,9 @@
 //      over the tiles of its own segment; tiles of segments whose pass is trivial are copied through.
 // Every segment takes every pass, so one PingPong serves all of them; an in-place sort with an odd number of
 // passes ends with a copy (the pass kernel again, copying every tile back).
+// One pass can also gather (segmented_onesweep_gather_pass): each segment read from a buffer of its own (a piece of
+// a bigger segment, on another GPU perhaps) and written at a given place, with digit starts the caller computed,
+// so that several pieces land in one segment, in order, as if it had been sorted whole.
 // Bytes moved: one read of the keys for the counts, then per pass one read and one write of keys and values, as
 // Onesweep on the whole array; plus a word a tile and 1 KB a tile of look-back words.
 
@@ -32,11 +35,15 @@
 
 namespace prims::detail {
 
-/// A segment the passes sort: where it lies and its first tile among all listed segments' tiles.
+/// A segment the passes sort: where it lies and its first tile among all listed segments' tiles. It is read at
+/// `begin` of the pass's input (of source buffer `source` in a gather pass) and written from `out_begin` of the
+/// output on (equal to `begin` but in a gather pass).
 struct OnesweepSegment {
   size_t begin;
+  size_t out_begin;
   unsigned size;
   unsigned first_tile;
+  unsigned source;
 };
 
 /// A tile as the pass kernel reads it, in one record: its segment and the passes that are trivial for the segment
@@ -71,10 +78,12 @@ struct SegmentedOnesweepState {
 inline constexpr int kSegmentedOnesweepLayoutThreads = 1024;
 
 /// Block 0: tile numbering (exclusive scan of each segment's tiles) and the tile total. Every block: clears the
-/// counts of the segments actually listed.
+/// counts of the segments actually listed. `out_offsets` and `sources` (a gather pass's) may be null: segments
+/// are then written where they are read, from one buffer.
 template <class Tile, class Offset>
 __global__ void __launch_bounds__(kSegmentedOnesweepLayoutThreads)
     segmented_onesweep_layout_kernel(const Offset* __restrict__ begin_offsets, const Offset* __restrict__ end_offsets,
+                                     const Offset* __restrict__ out_offsets, const unsigned* __restrict__ sources,
                                      SegmentedOnesweepState state) {
   using TileScan = block::Scan<unsigned, kSegmentedOnesweepLayoutThreads>;
   __shared__ typename TileScan::TempStorage scan_storage;
@@ -90,13 +99,15 @@ __global__ void __launch_bounds__(kSegmentedOnesweepLayoutThreads)
   unsigned carry = 0;
   for (unsigned first = 0; first < count; first += kSegmentedOnesweepLayoutThreads) {
     const unsigned i = first + threadIdx.x;
-    OnesweepSegment segment{0, 0, 0};
+    OnesweepSegment segment{0, 0, 0, 0, 0};
     if (i < count) {
       const unsigned id = state.ids[i];
       const Offset begin = begin_offsets[id];
       const Offset end = end_offsets[id];
       segment.begin = static_cast<size_t>(begin);
+      segment.out_begin = out_offsets != nullptr ? static_cast<size_t>(out_offsets[id]) : segment.begin;
       segment.size = static_cast<unsigned>(static_cast<size_t>(end) - static_cast<size_t>(begin));
+      segment.source = sources != nullptr ? sources[id] : 0u;
     }
     const unsigned tiles = (segment.size + Tile::kTileItems - 1) / Tile::kTileItems;
     unsigned total = 0;
@@ -129,6 +140,8 @@ __device__ inline unsigned segment_of_tile(const OnesweepSegment* segments, unsi
   return low;
 }
 
+/// With keys == nullptr (a gather pass, whose counts come from elsewhere) only the records and the look-back
+/// rows, and every float key is taken for special. Without look-back words (a sort that only counts), no rows.
 template <class Policy, class Tile, class Shape, class K>
 __global__ void __launch_bounds__(Shape::threads)
     segmented_onesweep_histogram_kernel(const K* __restrict__ keys, Order order, int begin_bit, int end_bit,
@@ -141,7 +154,9 @@ __global__ void __launch_bounds__(Shape::threads)
   allow_dependent_grids();
   const int num_passes = state.num_passes;
   const int counter_words = num_passes * kDigits * kCopies;
-  for (int i = threadIdx.x; i < counter_words; i += kThreads) counters[i] = 0;
+  if (keys != nullptr) {
+    for (int i = threadIdx.x; i < counter_words; i += kThreads) counters[i] = 0;
+  }
   const unsigned count = *state.count < state.capacity ? *state.count : state.capacity;
   const unsigned num_tiles = state.words[0];
   // This block's run of consecutive tiles.
@@ -169,7 +184,13 @@ __global__ void __launch_bounds__(Shape::threads)
   for (unsigned tile = first; tile < last; ++tile) {
     while (s + 1 < count && state.segments[s + 1].first_tile <= tile) segment = state.segments[++s];
     if (threadIdx.x == 0) state.tiles[tile] = {segment, s, 0u};
-    if (threadIdx.x < kDigits) state.lookback[0][static_cast<size_t>(tile) * kDigits + threadIdx.x] = 0;
+    if (state.lookback[0] != nullptr && threadIdx.x < kDigits) {
+      state.lookback[0][static_cast<size_t>(tile) * kDigits + threadIdx.x] = 0;
+    }
+  }
+  if (keys == nullptr) {
+    if (RadixKey<K>::kHasSpecialKeys && blockIdx.x == 0 && threadIdx.x == 0) state.words[1] = 1;
+    return;
   }
   // The keys of this block's tiles: one contiguous range a segment, read as onesweep_histogram_kernel reads the
   // whole array; each segment's counts flushed once its range is done.
@@ -221,10 +242,13 @@ __global__ void __launch_bounds__(Tile::kDigits) segmented_onesweep_starts_kerne
 }
 
 /// What one launch of the pass kernel does: a pass (rank and scatter, or a copy where the segment's pass is
-/// trivial), or a copy of every tile (`copy`: the in-place sort's last step; null arrays are not copied).
+/// trivial), or a copy of every tile (`copy`: the in-place sort's last step; null arrays are not copied). A gather
+/// pass reads segment s from key_sources[s's source] (value_sources[...]) instead of buffers.keys_in.
 template <class K, class V>
 struct SegmentedOnesweepPass {
   PassBuffers<K, V> buffers;
+  const K* const* key_sources;
+  const V* const* value_sources;
   DigitExtractor<K> digit_of;
   int pass;
   bool copy;
@@ -262,6 +286,7 @@ __global__ void __launch_bounds__(Policy::block_threads, Policy::min_blocks_per_
                           ? static_cast<int>(segment.size - tile_begin)
                           : kTileItems;
     const size_t row = static_cast<size_t>(s) * state.num_passes + args.pass;
+    // Gather passes have no trivial passes (their starts kernel notes none) and no copies.
     if (args.copy || (info.trivial_passes >> args.pass & 1u) != 0) {
       const size_t begin = segment.begin + tile_begin;
       if (args.buffers.keys_in != nullptr) {
@@ -274,12 +299,15 @@ __global__ void __launch_bounds__(Policy::block_threads, Policy::min_blocks_per_
       }
       continue;
     }
-    // The segment's view of the pass: positions count from the segment's begin, tiles from its first tile.
-    PassBuffers<K, V> buffers{args.buffers.keys_in + segment.begin, args.buffers.keys_out + segment.begin, nullptr,
-                              nullptr};
+    // The segment's view of the pass: positions count from the segment's begin (its out_begin in the output),
+    // tiles from its first tile.
+    const K* keys_in = args.key_sources != nullptr ? args.key_sources[segment.source] : args.buffers.keys_in;
+    PassBuffers<K, V> buffers{keys_in + segment.begin, args.buffers.keys_out + segment.out_begin, nullptr, nullptr};
     if constexpr (kHasValues<V>) {
-      buffers.values_in = args.buffers.values_in + segment.begin;
-      buffers.values_out = args.buffers.values_out + segment.begin;
+      const V* values_in =
+          args.value_sources != nullptr ? args.value_sources[segment.source] : args.buffers.values_in;
+      buffers.values_in = values_in + segment.begin;
+      buffers.values_out = args.buffers.values_out + segment.out_begin;
     }
     unsigned* lookback = args.lookback + static_cast<size_t>(segment.first_tile) * kDigits;
     // A segment is one portion (it has fewer than kOnesweepPortionMaxItems keys).
@@ -345,7 +373,8 @@ cudaError_t segmented_onesweep_sort(SegmentedOnesweepState state, PassBuffers<K,
   int multiprocessors = 0;
   PRIMS_TRY(multiprocessor_count(multiprocessors));
   PRIMS_TRY(launch(segmented_onesweep_layout_kernel<Tile, Offset>, static_cast<unsigned>(multiprocessors),
-                   kSegmentedOnesweepLayoutThreads, 0, stream, begin_offsets, end_offsets, state));
+                   kSegmentedOnesweepLayoutThreads, 0, stream, begin_offsets, end_offsets,
+                   static_cast<const Offset*>(nullptr), static_cast<const unsigned*>(nullptr), state));
   PRIMS_TRY(launch_persistent(segmented_onesweep_histogram_kernel<Policy, Tile, Shape, K>,
                               static_cast<size_t>(multiprocessors) * Shape::blocks_per_sm, Shape::threads,
                               static_cast<size_t>(num_passes) * Tile::kDigits * Shape::copies * sizeof(unsigned),
@@ -364,7 +393,8 @@ cudaError_t segmented_onesweep_sort(SegmentedOnesweepState state, PassBuffers<K,
     PassBuffers<K, V> buffers{keys.source(pass), keys.destination(pass), nullptr, nullptr};
     if constexpr (kHasValues<V>) buffers = {keys.source(pass), keys.destination(pass), values.source(pass),
                                              values.destination(pass)};
-    PRIMS_TRY(run({buffers, pass_digit<K>(order, begin_bit, end_bit, Policy::radix_bits, pass), pass, false,
+    PRIMS_TRY(run({buffers, nullptr, nullptr, pass_digit<K>(order, begin_bit, end_bit, Policy::radix_bits, pass),
+                   pass, false,
                    state.words + 2 + pass, state.lookback[pass % 2],
                    pass + 1 < num_passes ? state.lookback[(pass + 1) % 2] : nullptr}));
   }
@@ -382,8 +412,39 @@ cudaError_t segmented_onesweep_sort(SegmentedOnesweepState state, PassBuffers<K,
     }
   }
   if (copy.keys_in == nullptr && copy.values_in == nullptr) return cudaSuccess;
-  return run({copy, pass_digit<K>(order, begin_bit, end_bit, Policy::radix_bits, 0), 0, true,
+  return run({copy, nullptr, nullptr, pass_digit<K>(order, begin_bit, end_bit, Policy::radix_bits, 0), 0, true,
               state.words + 2 + num_passes, nullptr, nullptr});
+}
+
+/// One pass that gathers: listed segment s (state.ids of the offsets) holds the keys [begin_offsets[id],
+/// end_offsets[id]) of key_sources[sources[id]] (values of value_sources[...]; null for NoValues), and is scattered
+/// on `digit_of` from out_offsets[id] of keys_out (values_out) on, digit d of it from its start
+/// state.starts[s * kDigits + d] on (the caller writes them first: state.num_passes is 1). The segments' counts
+/// come from elsewhere: the keys are read once, by the pass. Segments of at most kOnesweepPortionMaxItems keys.
+template <class K, class V, class Offset, class Policy = OnesweepPolicy<K, V>>
+cudaError_t segmented_onesweep_gather_pass(SegmentedOnesweepState state, const K* const* key_sources,
+                                           const V* const* value_sources, K* keys_out, V* values_out,
+                                           const Offset* begin_offsets, const Offset* end_offsets,
+                                           const Offset* out_offsets, const unsigned* sources,
+                                           DigitExtractor<K> digit_of, cudaStream_t stream) {
+  using Tile = OnesweepTile<Policy, K, V>;
+  using Shape = SegmentedOnesweepHistogramShape<K>;
+  if (state.capacity == 0) return cudaSuccess;
+  if (state.num_passes != 1) return cudaErrorInvalidValue;
+  int multiprocessors = 0;
+  PRIMS_TRY(multiprocessor_count(multiprocessors));
+  PRIMS_TRY(launch(segmented_onesweep_layout_kernel<Tile, Offset>, static_cast<unsigned>(multiprocessors),
+                   kSegmentedOnesweepLayoutThreads, 0, stream, begin_offsets, end_offsets, out_offsets, sources,
+                   state));
+  // The tiles' records and look-back rows only.
+  PRIMS_TRY(launch_persistent(segmented_onesweep_histogram_kernel<Policy, Tile, Shape, K>,
+                              static_cast<size_t>(multiprocessors) * Shape::blocks_per_sm, Shape::threads, 0, stream,
+                              static_cast<const K*>(nullptr), Order::Ascending, 0, 0, state));
+  PassBuffers<K, V> buffers{nullptr, keys_out, nullptr, values_out};
+  const SegmentedOnesweepPass<K, V> pass{buffers, key_sources, value_sources, digit_of, 0, false,
+                                         state.words + 2,  state.lookback[0], nullptr};
+  return launch_persistent(segmented_onesweep_pass_kernel<Policy, K, V>, ~size_t{0}, Policy::block_threads, 0, stream,
+                           state, pass);
 }
 
 }  // namespace prims::detail

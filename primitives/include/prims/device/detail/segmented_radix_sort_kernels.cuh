@@ -800,6 +800,21 @@ cudaError_t segmented_local_class_fits(bool& fits) {
   return cudaSuccess;
 }
 
+/// Calls `passes(tiles)` with the Onesweep policy the segmented Onesweep passes take over n keys in num_segments
+/// segments: Onesweep's large tiles for large inputs of large segments, where they differ from its default ones
+/// (storage sized for the default tiles holds the fewer large ones).
+template <class K, class V, class Policy = SegmentedSortPolicy<K, V>, class Passes>
+cudaError_t with_segmented_onesweep_tiles(size_t n, size_t num_segments, Passes&& passes) {
+  using DefaultTiles = OnesweepPolicy<K, V>;
+  using LargeTiles = std::conditional_t<OnesweepLargePolicy<K, V>::items_per_thread != DefaultTiles::items_per_thread,
+                                        OnesweepLargePolicy<K, V>, DefaultTiles>;
+  if (n >= OnesweepLargePolicy<K, V>::min_items && num_segments > 0 &&
+      n / num_segments >= Policy::onesweep_large_tiles_mean_items) {
+    return passes(LargeTiles{});
+  }
+  return passes(DefaultTiles{});
+}
+
 /// The segmented sort (see the file comment). `Policy` is a template argument so tuning programs can sweep it.
 template <class K, class V, class Offset, class Policy = SegmentedSortPolicy<K, V>>
 cudaError_t segmented_radix_sort(void* temp, size_t& temp_bytes, PassBuffers<K, V> io, size_t n,
@@ -966,22 +981,11 @@ cudaError_t segmented_radix_sort(void* temp, size_t& temp_bytes, PassBuffers<K, 
   const SegmentList& onesweep_list = lists.list[kOnesweepSegments];
   const SegmentedOnesweepState onesweep_state = OnesweepStorage::state(
       onesweep_parts, n, capacity[kOnesweepSegments], num_passes, onesweep_list.ids, onesweep_list.count);
-  // Onesweep's large tiles for large inputs of large segments, where they differ from its default ones (the
-  // storage, sized for the default tiles, holds the fewer large ones).
-  auto sort_onesweep_class = [&](auto policy) {
-    return segmented_onesweep_sort<K, V, Offset, decltype(policy)>(onesweep_state, io, begin_offsets, end_offsets,
-                                                                   order, begin_bit, end_bit,
-                                                                   static_cast<K*>(parts[0]),
-                                                                   static_cast<V*>(parts[1]), stream);
-  };
-  using DefaultTiles = OnesweepPolicy<K, V>;
-  using LargeTiles = std::conditional_t<OnesweepLargePolicy<K, V>::items_per_thread != DefaultTiles::items_per_thread,
-                                        OnesweepLargePolicy<K, V>, DefaultTiles>;
-  if (n >= OnesweepLargePolicy<K, V>::min_items && n / num_segments >= Policy::onesweep_large_tiles_mean_items) {
-    PRIMS_TRY(sort_onesweep_class(LargeTiles{}));
-  } else {
-    PRIMS_TRY(sort_onesweep_class(DefaultTiles{}));
-  }
+  PRIMS_TRY((with_segmented_onesweep_tiles<K, V, Policy>(n, num_segments, [&](auto tiles) {
+    return segmented_onesweep_sort<K, V, Offset, decltype(tiles)>(onesweep_state, io, begin_offsets, end_offsets,
+                                                                  order, begin_bit, end_bit, static_cast<K*>(parts[0]),
+                                                                  static_cast<V*>(parts[1]), stream);
+  })));
   if (capacity[kLargeSegments] == 0) return cudaSuccess;
   return launch_persistent(segmented_large_kernel<Policy, K, V, Offset>, capacity[kLargeSegments],
                            Policy::block_threads, 0, stream, args, lists.list[kLargeSegments], static_cast<K*>(parts[0]),

@@ -3,30 +3,31 @@
 //   partition           the shard partitioned by the top digit of the ordered key bits (the root partition), then
 //                       the exact splitters (the boundary buckets refined digit by digit, one all-reduce a round;
 //                       splitters.hpp has the arithmetic), and an all-gather of every rank's cuts: the exchange,
-//                       planned bucket by bucket (BucketExchange). Synchronizes the stream once a round.
-//   exchange_and_sort   the exchange on a stream of its own, in chunks of whole top buckets, into every rank's
-//                       arrived buffer: bucket by bucket, each bucket's pieces in sender order. Where all ranks
-//                       share this process and their GPUs reach each other (peer_buffers.cuh), a chunk is one copy
-//                       kernel storing every piece this rank keeps or sends straight into its place at its
-//                       receiver, then a one-word all-reduce that returns once every rank's stores are done.
-//                       Otherwise (ranks in several processes, or PRIMS_DIST_EXCHANGE=nccl) a chunk is one grouped
-//                       ncclSend/ncclRecv, a send and a receive a peer, staged in the chunk's own region of
-//                       keys_out, then one copy kernel puts every received and kept piece in its place. As a
-//                       chunk lands, the caller's stream sorts its buckets on the digits below the top one (the
-//                       segmented sort), from the arrived buffer into keys_out, while later chunks are in flight
-//                       (above kOverlapMinItems keys a rank; one chunk below). The partition already put every
-//                       key in its top bucket, so the local sort is a digit pass shorter than a whole sort. Every
-//                       bucket is stable (sender rank, then source index), and so is the segmented sort: ties
-//                       keep (rank, index) order.
-// With one rank only the local sort runs (keys_in to keys_out). Keys of one digit (8 bits) are received straight
-// into their places in keys_out, sorted. A bucket of more keys than the segmented sort's shared passes take
-// (kOnesweepPortionMaxItems) sends the whole arrived buffer to Onesweep once it has landed.
+//                       planned piece by piece (BucketExchange: what each rank keeps or sends of each top bucket).
+//                       Synchronizes the stream once a round.
+//   exchange_and_sort   what arrives at a rank is laid out bucket by bucket, each bucket's pieces in sender order,
+//                       so only the digits below the top one need sorting: the partition fixed it. The exchange is
+//                       the first of those digit passes. Each rank counts the lower digits of every piece it holds
+//                       (one read of its partitioned buffer), the counts are all-gathered, and one Onesweep pass
+//                       gathers every arriving piece (segmented_onesweep_gather_pass): each piece is read where
+//                       it lies and scattered on the lowest digit into its bucket, after the bucket's pieces from
+//                       lower ranks, as if the bucket had been sorted whole. Where all ranks share this process and
+//                       their GPUs reach each other (peer_buffers.cuh), the pass reads the peers' partitioned
+//                       buffers over the links (NVLink): no copy, no staging, and the link time hides behind the
+//                       pass's own work. Otherwise (ranks in several processes, or PRIMS_DIST_EXCHANGE=nccl) one
+//                       grouped ncclSend/ncclRecv, a range a peer, stages what arrives first. The remaining digits
+//                       are sorted by the segmented sort, one segment a bucket. Every bucket is stable (sender
+//                       rank, then source index), and so is every pass: ties keep (rank, index) order.
+// With one rank only the local sort runs (keys_in to keys_out). Keys of one digit (8 bits) need no digit pass:
+// their pieces are copied into keys_out, sorted. Where a bucket holds more keys than a segmented Onesweep segment
+// may (kOnesweepPortionMaxItems; skewed keys), the pieces are copied into the arrived buffer the same way and
+// Onesweep sorts it whole.
 //
 // Temporary storage (two-phase, carved by prims::detail::carve_temp), a function of n_local and the number of
 // ranks only: the partitioned keys (and values), the arrived keys (and values), a scratch area shared by the
-// partitions and the sorts (they never run at once), the bucket offsets of one round (this rank's and the sum),
-// every rank's root offsets, the arrived buckets' offsets, the copy table, every rank's arrived buffers' addresses
-// and identity (PeerIdentity), and the counts the collectives move.
+// partitions, the counting and gathering pass and the sorts (they never run at once), the bucket offsets of one
+// round (this rank's and the sum), every rank's root offsets, the arrived buckets' offsets, the pieces' tables,
+// every rank's identity (PeerIdentity) and the counts the collectives move.
 
 #include <cuda_runtime.h>
 #include <nccl.h>
@@ -40,18 +41,22 @@
 #include <type_traits>
 #include <vector>
 
+#include "prims/block/scan.cuh"
+#include "prims/device/detail/segmented_onesweep.cuh"
 #include "prims/device/detail/segmented_radix_sort_kernels.cuh"
 #include "prims/device/radix_partition.cuh"
 #include "prims/device/radix_sort.cuh"
 #include "prims/dist/detail/nccl_error.cuh"
 #include "prims/dist/detail/peer_buffers.cuh"
 #include "prims/dist/detail/splitters.hpp"
+#include "prims/util/launch.cuh"
 #include "prims/util/radix_key.cuh"
 #include "prims/util/temp_storage.cuh"
 
 namespace prims::dist::detail {
 
-/// A copy of `count` elements from offset `from` of one buffer to offset `to` of rank `rank`'s arrived buffer.
+/// A copy of `count` elements from offset `from` of rank `rank`'s buffer (as the copy's sources table has it) to
+/// offset `to` of the arrived buffer.
 struct PieceCopy {
   uint64_t from;
   uint64_t to;
@@ -64,29 +69,28 @@ inline constexpr int kPieceCopyThreads = 256;
 /// start anywhere, so items move one at a time, not in vectors).
 inline constexpr int kPieceCopyItems = 8;
 
-/// The stores of a warp cover whole 128-byte lines of the destination where items divide a line: a piece starts
-/// anywhere, and a warp's stores across a line edge would cost two writes over the links for one line's bytes.
+/// The stores of a warp cover whole 128-byte lines of the destination where items divide a line: a piece lands
+/// anywhere, and a warp's stores across a line edge would cost two writes for one line's bytes.
 template <class T>
 inline constexpr uint64_t kPieceCopyLineItems = 128 % sizeof(T) == 0 ? 128 / sizeof(T) : 1;
 
-/// Copies pieces [0, num_pieces) from `from` to `arrived[piece.rank]` (this rank's arrived buffer, or a peer's
-/// over the links): every block takes its share of every piece, kPieceCopyItems a thread, so one launch moves a
-/// chunk's pieces (about one a bucket and rank) at the device's copy bandwidth, or the links'. Positions count
-/// from the destination's line edge before the piece (`head` items early), so warps store whole lines. Launched
-/// plainly, never early (programmatic launch): it runs beside NCCL kernels, which must not wait for SMs it holds.
+/// Copies pieces [0, num_pieces) from `sources[piece.rank]` (this rank's partitioned buffer, a peer's over the
+/// links, or where NCCL staged it) to `to`: every block takes its share of every piece, kPieceCopyItems a thread,
+/// so one launch moves all pieces (about one a bucket and rank) at the device's copy bandwidth, or the links'.
+/// Positions count from the destination's line edge before the piece (`head` items early), so warps store whole
+/// lines.
 template <class T>
 __global__ void __launch_bounds__(kPieceCopyThreads)
-    copy_pieces_kernel(const T* __restrict__ from, T* const* __restrict__ arrived,
+    copy_pieces_kernel(const T* const* __restrict__ sources, T* __restrict__ to,
                        const PieceCopy* __restrict__ pieces, unsigned num_pieces) {
   constexpr uint64_t kBlockItems = uint64_t{kPieceCopyThreads} * kPieceCopyItems;
   const uint64_t stride = static_cast<uint64_t>(gridDim.x) * kBlockItems;
   for (unsigned p = 0; p < num_pieces; ++p) {
     const PieceCopy piece = pieces[p];
-    T* const to = arrived[piece.rank];
     const uint64_t head = (reinterpret_cast<uintptr_t>(to + piece.to) / sizeof(T)) % kPieceCopyLineItems<T>;
     const uint64_t end = head + piece.count;
     // Position v is item v - head of the piece.
-    const T* source = from + piece.from;
+    const T* source = sources[piece.rank] + piece.from;
     T* destination = to + piece.to;
     for (uint64_t base = static_cast<uint64_t>(blockIdx.x) * kBlockItems + threadIdx.x; base < end;
          base += stride) {
@@ -105,6 +109,34 @@ __global__ void __launch_bounds__(kPieceCopyThreads)
   }
 }
 
+/// Where the gathering pass puts each arriving piece's keys of each digit: block i (and i + gridDim.x, ...), one
+/// thread a digit, for arriving piece i, whose bucket's pieces are [firsts[i], lasts[i]) and whose counts (the
+/// sender's, for the lowest digit) are at counts + rows[i] * row_stride: the digit's start in the bucket (the
+/// bucket's keys of lower digits) plus the bucket's keys of that digit in the pieces before i.
+template <int kDigits>
+__global__ void __launch_bounds__(kDigits)
+    arriving_starts_kernel(const unsigned* __restrict__ counts, size_t row_stride, const unsigned* __restrict__ rows,
+                           const unsigned* __restrict__ firsts, const unsigned* __restrict__ lasts, unsigned pieces,
+                           unsigned* __restrict__ starts) {
+  using DigitScan = block::Scan<unsigned, kDigits>;
+  __shared__ typename DigitScan::TempStorage storage;
+  prims::detail::wait_for_prior_grids();
+  prims::detail::allow_dependent_grids();
+  for (unsigned i = blockIdx.x; i < pieces; i += gridDim.x) {
+    unsigned bucket = 0;
+    unsigned before = 0;
+    for (unsigned j = firsts[i]; j < lasts[i]; ++j) {
+      const unsigned count = counts[rows[j] * row_stride + threadIdx.x];
+      bucket += count;
+      if (j < i) before += count;
+    }
+    unsigned total = 0;
+    const unsigned start = DigitScan(storage).exclusive_scan(bucket, Sum{}, 0u, total);
+    starts[static_cast<size_t>(i) * kDigits + threadIdx.x] = start + before;
+    __syncthreads();  // the scan storage is reused
+  }
+}
+
 template <class K, class V>
 class DistributedRadixSort {
   static_assert(kIsRadixKey<K>, "distributed-sort keys are 1 to 8-byte integers, float or double");
@@ -118,27 +150,29 @@ class DistributedRadixSort {
   static constexpr int kKeyBits = RadixKey<K>::kBits;
   /// The bits the local sort sorts: those below the top digit, which the partition fixed.
   static constexpr int kSortedBits = kKeyBits - kDigitBits;
+  /// Their digits: the gathering pass sorts the lowest, the segmented sort the others.
+  static constexpr int kSortedDigits = kSortedBits / kDigitBits;
   /// Keys of one digit need no local sort: what arrives lands in keys_out, sorted.
   static constexpr bool kArrivesSorted = kSortedBits == 0;
-  static constexpr int kParts = 15;
-  /// The exchange runs in kOverlapChunks chunks, each sorted as it lands, where ranks hold kOverlapMinItems keys
-  /// on average or more; below that in one chunk, sorted once it has landed (below, the overlap cost more than it
-  /// hid; docs/design-notes.md has the measurements).
-  static constexpr int kOverlapChunks = 4;
-  static constexpr uint64_t kOverlapMinItems = uint64_t{1} << 29;
+  static constexpr int kParts = 17;
+  /// The segmented Onesweep storage of the counting and of the gathering pass (sized for Onesweep's default
+  /// tiles, which holds the fewer large ones).
+  using GatherStorage = prims::detail::SegmentedOnesweepStorage<K, V>;
+  static constexpr int kGatherParts = 2 * GatherStorage::kParts + 1;
+  static_assert(prims::detail::OnesweepPolicy<K, V>::radix_bits == kDigitBits &&
+                    prims::detail::OnesweepLargePolicy<K, V>::radix_bits == kDigitBits,
+                "the gathering pass's digits are the splitters' digits");
 
  public:
-  /// CUDA events a bench passes to time the overlapped phase: exchange_begin and exchange_end on the exchange's
-  /// stream, around all chunks; sort_end on the caller's stream, after the last sort.
+  /// CUDA events a bench passes to time the phases after the partition: exchange_begin and exchange_end around
+  /// the exchange (the counting, the all-gather and the gathering pass; NCCL's transfer where it takes it), then
+  /// sort_end after the last sort.
   struct PhaseEvents {
     cudaEvent_t exchange_begin;
     cudaEvent_t exchange_end;
     cudaEvent_t sort_end;
   };
 
- private:
-
- public:
   /// The two-phase entry: with temp == nullptr stores the bytes needed in temp_bytes (no communication: only the
   /// number of ranks is read from comm) and leaves `sort` empty; otherwise checks the arguments, carves temp and
   /// sets `sort`, ready for the phases.
@@ -168,6 +202,7 @@ class DistributedRadixSort {
     const size_t nodes = static_cast<size_t>(std::max(1, ranks - 1));
     const size_t offsets_bytes = nodes * kBucketOffsets * sizeof(uint64_t);
     const size_t boundaries = static_cast<size_t>(ranks - 1);
+    const size_t pieces = static_cast<size_t>(ranks) * kDigitBuckets;
     const size_t sizes[kParts] = {partitioned * sizeof(K),
                                   kHasValues ? partitioned * sizeof(V) : 0,
                                   arrived * sizeof(K),
@@ -179,10 +214,12 @@ class DistributedRadixSort {
                                   2 * boundaries * (1 + static_cast<size_t>(ranks)) * sizeof(uint64_t),
                                   static_cast<size_t>(ranks) * kBucketOffsets * sizeof(uint64_t),
                                   2 * kDigitBuckets * sizeof(uint64_t),
-                                  2 * static_cast<size_t>(ranks) * kDigitBuckets * sizeof(PieceCopy),
+                                  pieces * sizeof(PieceCopy),
                                   (1 + static_cast<size_t>(ranks)) * sizeof(PeerIdentity),
                                   (1 + static_cast<size_t>(ranks)) * sizeof(uint64_t),
-                                  2 * static_cast<size_t>(ranks) * sizeof(void*)};
+                                  2 * static_cast<size_t>(ranks) * sizeof(void*),
+                                  kPieceOffsetTables * pieces * sizeof(uint64_t),
+                                  (kPieceWordTables * pieces + 2) * sizeof(unsigned)};
     void* parts[kParts];
     if (prims::detail::carve_temp(temp, temp_bytes, sizes, parts) != cudaSuccess) return ncclInvalidArgument;
     if (temp == nullptr) return ncclSuccess;
@@ -209,8 +246,10 @@ class DistributedRadixSort {
     s.identities_ = s.own_identity_ + 1;
     s.own_reach_ = static_cast<uint64_t*>(parts[13]);
     s.reaches_ = s.own_reach_ + 1;
-    s.arrived_key_buffers_ = static_cast<K**>(parts[14]);
-    s.arrived_value_buffers_ = reinterpret_cast<V**>(s.arrived_key_buffers_ + ranks);
+    s.key_sources_ = static_cast<const K**>(parts[14]);
+    s.value_sources_ = reinterpret_cast<const V**>(s.key_sources_ + ranks);
+    s.piece_offsets_ = static_cast<uint64_t*>(parts[15]);
+    s.piece_words_ = static_cast<unsigned*>(parts[16]);
     return ncclSuccess;
   }
 
@@ -226,12 +265,12 @@ class DistributedRadixSort {
     const uint64_t own_count = n_;
     PRIMS_NCCL_TRY_CUDA(
         cudaMemcpyAsync(own_count_, &own_count, sizeof(uint64_t), cudaMemcpyHostToDevice, stream_));
-    const PeerIdentity identity = PeerBuffers::identify(n_ > 0 ? arrived_keys_ : nullptr,
-                                                        kHasValues && n_ > 0 ? arrived_values_ : nullptr);
+    const PeerIdentity identity = PeerBuffers::identify(n_ > 0 ? partitioned_keys_ : nullptr,
+                                                        kHasValues && n_ > 0 ? partitioned_values_ : nullptr);
     PRIMS_NCCL_TRY_CUDA(
         cudaMemcpyAsync(own_identity_, &identity, sizeof(PeerIdentity), cudaMemcpyHostToDevice, stream_));
     // Every rank's root offsets: their sum is the search's first round, and they place every bucket's pieces.
-    // And every rank's identity: whether the exchange can store straight into the peers' buffers.
+    // And every rank's identity: whether the ranks can read straight from each other's partitioned buffers.
     PRIMS_NCCL_TRY(grouped([&] {
       PRIMS_NCCL_TRY(ncclAllGather(local_offsets_, root_offsets_, kBucketOffsets, ncclUint64, comm_, stream_));
       PRIMS_NCCL_TRY(ncclAllGather(own_identity_, identities_, sizeof(PeerIdentity), ncclUint8, comm_, stream_));
@@ -265,7 +304,7 @@ class DistributedRadixSort {
 
     // Every rank's cuts, so that each knows what it sends and what it receives.
     const std::vector<uint64_t> own_cuts = search.cut_summary();
-    // And whether every rank reaches every other's buffers: all store straight into them, or all go through NCCL.
+    // And whether every rank reaches every other's buffers: all read straight from them, or all go through NCCL.
     PRIMS_NCCL_TRY_CUDA(cudaMemcpyAsync(own_cuts_, own_cuts.data(), own_cuts.size() * sizeof(uint64_t),
                                         cudaMemcpyHostToDevice, stream_));
     PRIMS_NCCL_TRY_CUDA(cudaMemcpyAsync(own_reach_, &reach, sizeof(uint64_t), cudaMemcpyHostToDevice, stream_));
@@ -279,101 +318,49 @@ class DistributedRadixSort {
     PRIMS_NCCL_TRY_CUDA(copy_to_host(reaches, reaches_));
     PRIMS_NCCL_TRY_CUDA(cudaStreamSynchronize(stream_));
     direct_ = std::all_of(reaches.begin(), reaches.end(), [](uint64_t r) { return r != 0; });
-    // The same number of chunks on every rank: it decides which pieces each grouped call moves.
-    const uint64_t per_rank = total / static_cast<uint64_t>(ranks_);
-    const int chunks = per_rank >= kOverlapMinItems ? kOverlapChunks : 1;
-    exchange_ = search.bucket_exchange(all_cuts, root_offsets, chunks);
-    // Every chunk's copies. Through NCCL: the kept pieces (from the partitioned buffer), then the received ones
-    // (from where they are staged in the output), at most a piece a bucket and source rank. Stored straight into
-    // place: the kept and the sent pieces, from the partitioned buffer, at most a piece a bucket and receiver.
-    copy_tables_.assign(2 * exchange_.keeps.size() + 1, 0);
-    std::vector<PieceCopy> copies;
-    const uint64_t self = static_cast<uint64_t>(rank_);
-    for (size_t c = 0; c < exchange_.keeps.size(); ++c) {
-      for (const ExchangePiece& piece : exchange_.keeps[c]) {
-        copies.push_back({piece.source, piece.destination, piece.count, self});
-      }
-      if (direct_) {
-        for (const ExchangePiece& piece : exchange_.sends[c]) {
-          copies.push_back({piece.source, piece.destination, piece.count, static_cast<uint64_t>(piece.peer)});
-        }
-      }
-      copy_tables_[2 * c + 1] = copies.size();
-      size_t next = 0;
-      for (const ExchangeRange& range : exchange_.receive_ranges[c]) {
-        if (direct_) break;
-        uint64_t staged = range.offset;
-        for (; next < exchange_.receives[c].size() && exchange_.receives[c][next].peer == range.peer; ++next) {
-          const ExchangePiece& piece = exchange_.receives[c][next];
-          copies.push_back({staged, piece.destination, piece.count, self});
-          staged += piece.count;
-        }
-      }
-      copy_tables_[2 * c + 2] = copies.size();
-    }
-    // Every rank's arrived buffers as this rank addresses them (only its own is used through NCCL).
-    std::vector<void*> arrived(2 * static_cast<size_t>(ranks_), nullptr);
-    for (int q = 0; q < ranks_; ++q) {
-      arrived[static_cast<size_t>(q)] = direct_ ? peers_.keys(q) : (q == rank_ ? arrived_keys_ : nullptr);
-      arrived[static_cast<size_t>(ranks_ + q)] =
-          direct_ ? peers_.values(q) : (q == rank_ ? static_cast<void*>(arrived_values_) : nullptr);
-    }
-    PRIMS_NCCL_TRY_CUDA(cudaMemcpyAsync(arrived_key_buffers_, arrived.data(), arrived.size() * sizeof(void*),
-                                        cudaMemcpyHostToDevice, stream_));
-    if (!copies.empty()) {
-      PRIMS_NCCL_TRY_CUDA(cudaMemcpyAsync(piece_copies_, copies.data(), copies.size() * sizeof(PieceCopy),
-                                          cudaMemcpyHostToDevice, stream_));
-    }
-    // The arrived buckets' offsets, for the segmented sort (copied from pageable memory: staged before return).
-    const size_t segments = exchange_.segment_begins.size();
-    if (segments > 0) {
-      PRIMS_NCCL_TRY_CUDA(cudaMemcpyAsync(segment_begins_, exchange_.segment_begins.data(), segments * sizeof(uint64_t),
-                                          cudaMemcpyHostToDevice, stream_));
-      PRIMS_NCCL_TRY_CUDA(cudaMemcpyAsync(segment_ends_, exchange_.segment_ends.data(), segments * sizeof(uint64_t),
-                                          cudaMemcpyHostToDevice, stream_));
-    }
-    return ncclSuccess;
+    exchange_ = search.bucket_exchange(all_cuts, root_offsets, 1);
+    // Buckets larger than a segmented Onesweep segment at any rank (skewed keys): every rank copies, then sorts
+    // by Onesweep whole (all ranks decide alike: the gathering pass has collectives).
+    gathers_ = !kArrivesSorted && exchange_.largest_bucket < prims::detail::kOnesweepPortionMaxItems;
+    return upload_tables();
   }
 
-  /// The exchange, chunk by chunk on a stream of its own, and the sort of each chunk's buckets on the caller's
-  /// stream as it lands (see the file comment). Does not synchronize; `events` (a bench's) are recorded if given.
+  /// The exchange and the local sort (after partition(); see the file comment). Does not synchronize; `events`
+  /// (a bench's) are recorded if given.
   ncclResult_t exchange_and_sort(const PhaseEvents* events = nullptr) {
+    if (events != nullptr) PRIMS_NCCL_TRY_CUDA(cudaEventRecord(events->exchange_begin, stream_));
     if (ranks_ == 1) {
-      if (events != nullptr) PRIMS_NCCL_TRY_CUDA(cudaEventRecord(events->exchange_begin, stream_));
       if (events != nullptr) PRIMS_NCCL_TRY_CUDA(cudaEventRecord(events->exchange_end, stream_));
       PRIMS_NCCL_TRY_CUDA(prims::detail::radix_sort<device::RadixSortAlgorithm::Onesweep>(
           scratch_, scratch_bytes_, io_, n_, order_, 0, kKeyBits, nullptr, stream_));
       if (events != nullptr) PRIMS_NCCL_TRY_CUDA(cudaEventRecord(events->sort_end, stream_));
       return ncclSuccess;
     }
-    ExchangeStream side;
-    const size_t chunks = exchange_.sends.size();
-    PRIMS_NCCL_TRY_CUDA(side.create(chunks + 1));
-    // The exchange starts once the partition is done.
-    PRIMS_NCCL_TRY_CUDA(cudaEventRecord(side.events[chunks], stream_));
-    PRIMS_NCCL_TRY_CUDA(cudaStreamWaitEvent(side.stream, side.events[chunks], 0));
-    if (events != nullptr) PRIMS_NCCL_TRY_CUDA(cudaEventRecord(events->exchange_begin, side.stream));
-    // Buckets larger than the segmented sort's shared passes take: Onesweep sorts everything once it has arrived.
-    const bool by_segments = !kArrivesSorted && exchange_.largest_segment < prims::detail::kOnesweepPortionMaxItems;
-    for (size_t c = 0; c < chunks; ++c) {
-      PRIMS_NCCL_TRY(direct_ ? store_chunk(c, side.stream) : move_chunk(c, side.stream));
-      PRIMS_NCCL_TRY_CUDA(cudaEventRecord(side.events[c], side.stream));
+    GatherState gather;
+    if (gathers_) {
+      // Every piece's counts, before NCCL's transfer: the all-gather then travels alone.
+      PRIMS_NCCL_TRY_CUDA(gather_storage(gather));
+      PRIMS_NCCL_TRY_CUDA(count_pieces(gather));
+      PRIMS_NCCL_TRY(ncclAllGather(gather.own_counts, gather.all_counts, counts_words(), ncclUint32, comm_, stream_));
     }
-    for (size_t c = 0; c < chunks && by_segments; ++c) {
-      const size_t first = exchange_.chunk_segments[c];
-      const size_t segments = exchange_.chunk_segments[c + 1] - first;
-      if (segments == 0) continue;
-      PRIMS_NCCL_TRY_CUDA(cudaStreamWaitEvent(stream_, side.events[c], 0));
-      const Buffers sort_io{arrived_keys_, io_.keys_out, arrived_values_, io_.values_out};
+    if (!direct_) PRIMS_NCCL_TRY(transfer());
+    if (gathers_) {
+      PRIMS_NCCL_TRY_CUDA(gather_pieces(gather));
+    } else {
+      PRIMS_NCCL_TRY_CUDA(copy_pieces(key_sources_, arrived_keys_));
+      if constexpr (kHasValues) PRIMS_NCCL_TRY_CUDA(copy_pieces(value_sources_, arrived_values_));
+    }
+    // Stored straight from the peers: no rank goes on (nor returns, freeing its buffers) before every rank has
+    // read what it needed from it.
+    if (direct_) PRIMS_NCCL_TRY(ncclAllReduce(own_reach_, own_reach_, 1, ncclUint64, ncclSum, comm_, stream_));
+    if (events != nullptr) PRIMS_NCCL_TRY_CUDA(cudaEventRecord(events->exchange_end, stream_));
+    const Buffers sort_io{arrived_keys_, io_.keys_out, arrived_values_, io_.values_out};
+    if (gathers_ && kSortedDigits > 1) {
+      const size_t segments = exchange_.segment_begins.size();
       PRIMS_NCCL_TRY_CUDA((prims::detail::segmented_radix_sort<K, V, uint64_t>(
-          scratch_, scratch_bytes_, sort_io, n_, segments, segment_begins_ + first, segment_ends_ + first, order_, 0,
+          scratch_, scratch_bytes_, sort_io, n_, segments, segment_begins_, segment_ends_, order_, kDigitBits,
           kSortedBits, stream_)));
-    }
-    if (events != nullptr) PRIMS_NCCL_TRY_CUDA(cudaEventRecord(events->exchange_end, side.stream));
-    // The caller's stream holds all the work when this returns.
-    PRIMS_NCCL_TRY_CUDA(cudaStreamWaitEvent(stream_, side.events[chunks - 1], 0));
-    if (!by_segments && !kArrivesSorted) {
-      const Buffers sort_io{arrived_keys_, io_.keys_out, arrived_values_, io_.values_out};
+    } else if (!gathers_ && !kArrivesSorted) {
       PRIMS_NCCL_TRY_CUDA(prims::detail::radix_sort<device::RadixSortAlgorithm::Onesweep>(
           scratch_, scratch_bytes_, sort_io, n_, order_, 0, kKeyBits, nullptr, stream_));
     }
@@ -381,7 +368,7 @@ class DistributedRadixSort {
     return ncclSuccess;
   }
 
-  /// Whether the exchange went by stores straight into the peers' buffers (after partition()).
+  /// Whether the ranks read straight from each other's buffers (after partition()); otherwise NCCL moves them.
   bool direct_exchange() const { return direct_; }
 
   ncclResult_t run() {
@@ -397,9 +384,111 @@ class DistributedRadixSort {
                        cudaStream_t stream)
       : comm_(comm), ranks_(ranks), rank_(rank), io_(io), n_(n_local), order_(order), stream_(stream) {}
 
+  /// The pieces' tables (piece_offsets_ and piece_words_), kPieceOffsetTables and kPieceWordTables arrays of
+  /// ranks * kDigitBuckets entries each (then two counts): what this rank holds, [bucket * ranks + receiver]
+  /// (begins, ends); what arrives, in arrival order (begins in the sources, ends, the buckets' begins; sources'
+  /// ranks, rows of the all-gathered counts, the first and last arriving piece of the same bucket); the identity
+  /// of every list (0, 1, ...); the number of pieces held and arriving.
+  static constexpr int kPieceOffsetTables = 5;
+  static constexpr int kPieceWordTables = 5;
+  enum PieceOffsetTable { kHeldBegins, kHeldEnds, kArrivingBegins, kArrivingEnds, kArrivingBuckets };
+  enum PieceWordTable { kPieceIds, kArrivingSources, kArrivingRows, kArrivingFirsts, kArrivingLasts };
+
+  size_t max_pieces() const { return static_cast<size_t>(ranks_) * kDigitBuckets; }
+  uint64_t* offset_table(PieceOffsetTable t) const { return piece_offsets_ + t * max_pieces(); }
+  unsigned* word_table(PieceWordTable t) const { return piece_words_ + t * max_pieces(); }
+  const unsigned* held_count() const { return piece_words_ + kPieceWordTables * max_pieces(); }
+  const unsigned* arriving_count() const { return held_count() + 1; }
+  /// The all-gathered counts of one rank: every piece it holds, every digit of the sorted bits.
+  size_t counts_words() const { return max_pieces() * kSortedDigits * kDigitBuckets; }
+
+  /// Where each arriving piece is read: its sender's partitioned buffer where the ranks reach each other, else
+  /// (through NCCL) this rank's own for the kept pieces and the staging area for the others.
+  uint64_t read_offset(const ArrivingPiece& piece) const {
+    return direct_ || piece.sender == rank_ ? piece.source : piece.staged;
+  }
+
+  /// NCCL stages what arrives in whichever of keys_out and the arrived buffer the exchange does not write: the
+  /// arrived buffer where one gathering pass sorts everything into keys_out (or keys of one digit land there),
+  /// keys_out otherwise.
+  bool stages_in_arrived() const { return kArrivesSorted || (gathers_ && kSortedDigits == 1); }
+
+  /// Uploads the pieces' tables, the copies (where the exchange copies), every rank's buffers as the exchange
+  /// reads them, and the arrived buckets' offsets (from pageable memory: staged before return).
+  ncclResult_t upload_tables() {
+    const size_t pieces = max_pieces();
+    std::vector<uint64_t> offsets(kPieceOffsetTables * pieces, 0);
+    std::vector<unsigned> words(kPieceWordTables * pieces + 2, 0);
+    std::copy(exchange_.piece_begins.begin(), exchange_.piece_begins.end(), offsets.begin() + kHeldBegins * pieces);
+    std::copy(exchange_.piece_ends.begin(), exchange_.piece_ends.end(), offsets.begin() + kHeldEnds * pieces);
+    const std::vector<ArrivingPiece>& arriving = exchange_.arriving;
+    // Keys of one digit through NCCL are received straight into place: only the kept pieces are copied.
+    const bool copies_received = direct_ || !kArrivesSorted;
+    std::vector<PieceCopy> copies;
+    for (size_t i = 0; i < arriving.size(); ++i) {
+      const ArrivingPiece& piece = arriving[i];
+      const uint64_t from = read_offset(piece);
+      offsets[kArrivingBegins * pieces + i] = from;
+      offsets[kArrivingEnds * pieces + i] = from + piece.count;
+      offsets[kArrivingBuckets * pieces + i] = piece.bucket_begin;
+      words[kArrivingSources * pieces + i] = static_cast<unsigned>(piece.sender);
+      words[kArrivingRows * pieces + i] =
+          static_cast<unsigned>(static_cast<size_t>(piece.sender) * pieces +
+                                static_cast<size_t>(piece.bucket) * static_cast<size_t>(ranks_) +
+                                static_cast<size_t>(rank_));
+      size_t first = i;
+      while (first > 0 && arriving[first - 1].bucket == piece.bucket) --first;
+      size_t last = i + 1;
+      while (last < arriving.size() && arriving[last].bucket == piece.bucket) ++last;
+      words[kArrivingFirsts * pieces + i] = static_cast<unsigned>(first);
+      words[kArrivingLasts * pieces + i] = static_cast<unsigned>(last);
+      if (copies_received || piece.sender == rank_) {
+        copies.push_back({from, piece.destination, piece.count, static_cast<uint64_t>(piece.sender)});
+      }
+    }
+    copies_ = copies.size();
+    for (size_t i = 0; i < pieces; ++i) words[kPieceIds * pieces + i] = static_cast<unsigned>(i);
+    words[kPieceWordTables * pieces] = static_cast<unsigned>(pieces);
+    words[kPieceWordTables * pieces + 1] = static_cast<unsigned>(arriving.size());
+    PRIMS_NCCL_TRY_CUDA(cudaMemcpyAsync(piece_offsets_, offsets.data(), offsets.size() * sizeof(uint64_t),
+                                        cudaMemcpyHostToDevice, stream_));
+    PRIMS_NCCL_TRY_CUDA(cudaMemcpyAsync(piece_words_, words.data(), words.size() * sizeof(unsigned),
+                                        cudaMemcpyHostToDevice, stream_));
+    if (!copies.empty()) {
+      PRIMS_NCCL_TRY_CUDA(cudaMemcpyAsync(piece_copies_, copies.data(), copies.size() * sizeof(PieceCopy),
+                                          cudaMemcpyHostToDevice, stream_));
+    }
+    // Every rank's buffers as the exchange reads them.
+    const K* staged_keys = stages_in_arrived() ? arrived_keys_ : io_.keys_out;
+    const V* staged_values = stages_in_arrived() ? arrived_values_ : io_.values_out;
+    std::vector<const void*> sources(2 * static_cast<size_t>(ranks_), nullptr);
+    for (int q = 0; q < ranks_; ++q) {
+      const size_t k = static_cast<size_t>(q);
+      const size_t v = static_cast<size_t>(ranks_ + q);
+      if (q == rank_) {
+        sources[k] = partitioned_keys_;
+        sources[v] = partitioned_values_;
+      } else {
+        sources[k] = direct_ ? peers_.keys(q) : staged_keys;
+        sources[v] = direct_ ? peers_.values(q) : static_cast<const void*>(staged_values);
+      }
+    }
+    PRIMS_NCCL_TRY_CUDA(cudaMemcpyAsync(key_sources_, sources.data(), sources.size() * sizeof(void*),
+                                        cudaMemcpyHostToDevice, stream_));
+    const size_t segments = exchange_.segment_begins.size();
+    if (segments > 0) {
+      PRIMS_NCCL_TRY_CUDA(cudaMemcpyAsync(segment_begins_, exchange_.segment_begins.data(), segments * sizeof(uint64_t),
+                                          cudaMemcpyHostToDevice, stream_));
+      PRIMS_NCCL_TRY_CUDA(cudaMemcpyAsync(segment_ends_, exchange_.segment_ends.data(), segments * sizeof(uint64_t),
+                                          cudaMemcpyHostToDevice, stream_));
+    }
+    return ncclSuccess;
+  }
+
   /// The scratch the partitions and the sorts need: the first partition of n keys, the refinements (TileCounts,
-  /// in place, of at most n keys: its storage grows with n), the segmented sort of n keys in up to kDigitBuckets
-  /// buckets, and Onesweep of n keys (one rank, or a bucket too large for the segmented sort).
+  /// in place, of at most n keys: its storage grows with n), the counting and gathering pass, the segmented sort
+  /// of n keys in up to kDigitBuckets buckets, and Onesweep of n keys (one rank, or buckets too large for the
+  /// segmented sort).
   static cudaError_t scratch_size(int ranks, size_t n, Order order, cudaStream_t stream, size_t& bytes) {
     const Buffers none{nullptr, nullptr, nullptr, nullptr};
     const DigitLayout layout{kKeyBits};
@@ -411,147 +500,180 @@ class DistributedRadixSort {
     size_t first_bytes = 0;
     size_t refine_bytes = 0;
     size_t segmented_bytes = 0;
+    size_t gather_bytes = 0;
     PRIMS_TRY(prims::detail::radix_partition_default(nullptr, first_bytes, none, n, nullptr, layout.begin_bit(0),
                                                      layout.end_bit(0), order, stream));
     PRIMS_TRY(prims::detail::radix_partition<device::RadixSortAlgorithm::TileCounts>(
         nullptr, refine_bytes, none, n, nullptr, layout.begin_bit(0), layout.end_bit(0), order, stream));
     if constexpr (!kArrivesSorted) {
       PRIMS_TRY((prims::detail::segmented_radix_sort<K, V, uint64_t>(nullptr, segmented_bytes, none, n, kDigitBuckets,
-                                                                     nullptr, nullptr, order, 0, kSortedBits,
-                                                                     stream)));
+                                                                     nullptr, nullptr, order, kDigitBits,
+                                                                     kSortedBits, stream)));
+      size_t sizes[kGatherParts];
+      gather_sizes(ranks, n, sizes);
+      void* parts[kGatherParts];
+      PRIMS_TRY(prims::detail::carve_temp(nullptr, gather_bytes, sizes, parts));
     }
-    bytes = std::max({sort_bytes, first_bytes, refine_bytes, segmented_bytes});
+    bytes = std::max({sort_bytes, first_bytes, refine_bytes, segmented_bytes, gather_bytes});
     return cudaSuccess;
   }
 
-  /// A stream of the exchange's own, at the device's highest priority (so that its NCCL kernels take SMs as soon
-  /// as the sort's blocks free them), and events: one a chunk (landed), one for the start. Destroyed with it;
-  /// work still queued completes.
-  struct ExchangeStream {
-    cudaStream_t stream = nullptr;
-    std::vector<cudaEvent_t> events;
+  /// The counting's and the gathering pass's storage in the scratch: a segmented Onesweep state over the pieces
+  /// this rank holds (counts of every sorted digit, no look-back), one over the arriving pieces (one pass: starts
+  /// and one set of look-back words), and every rank's counts.
+  static void gather_sizes(int ranks, size_t n, size_t (&sizes)[kGatherParts]) {
+    const unsigned pieces = static_cast<unsigned>(ranks) * kDigitBuckets;
+    size_t counting[GatherStorage::kParts];
+    size_t gathering[GatherStorage::kParts];
+    GatherStorage::sizes(n, pieces, kSortedDigits, counting);
+    GatherStorage::sizes(n, pieces, 1, gathering);
+    counting[GatherStorage::kParts - 1] = 0;
+    gathering[GatherStorage::kParts - 1] /= 2;
+    std::copy(counting, counting + GatherStorage::kParts, sizes);
+    std::copy(gathering, gathering + GatherStorage::kParts, sizes + GatherStorage::kParts);
+    sizes[kGatherParts - 1] =
+        static_cast<size_t>(ranks) * pieces * kSortedDigits * kDigitBuckets * sizeof(unsigned);
+  }
 
-    cudaError_t create(size_t count) {
-      int lowest = 0;
-      int highest = 0;
-      PRIMS_TRY(cudaDeviceGetStreamPriorityRange(&lowest, &highest));
-      PRIMS_TRY(cudaStreamCreateWithPriority(&stream, cudaStreamNonBlocking, highest));
-      events.reserve(count);
-      for (size_t i = 0; i < count; ++i) {
-        cudaEvent_t event = nullptr;
-        PRIMS_TRY(cudaEventCreateWithFlags(&event, cudaEventDisableTiming));
-        events.push_back(event);
-      }
-      return cudaSuccess;
-    }
-    ExchangeStream() = default;
-    ExchangeStream(const ExchangeStream&) = delete;
-    ExchangeStream& operator=(const ExchangeStream&) = delete;
-    ~ExchangeStream() {
-      for (cudaEvent_t event : events) cudaEventDestroy(event);
-      if (stream != nullptr) cudaStreamDestroy(stream);
-    }
+  struct GatherState {
+    prims::detail::SegmentedOnesweepState counting;
+    prims::detail::SegmentedOnesweepState gathering;
+    unsigned* own_counts;
+    unsigned* all_counts;
   };
 
-  /// Chunk c of the exchange on `stream`: this rank's kept pieces copied, then one grouped call of a send and a
-  /// receive a peer, and the received pieces copied from where they were staged to their places. One range a peer
-  /// moves at NCCL's full rate where a call a piece (a bucket each) takes twice as long; the staging is the chunk's
-  /// own region of keys_out (values_out), which its sort writes only later. Keys of one digit arrive in keys_out,
-  /// sorted: each piece is received straight into its place.
-  ncclResult_t move_chunk(size_t c, cudaStream_t stream) const {
-    PRIMS_NCCL_TRY_CUDA(copy_partitioned_pieces(c, stream));
+  cudaError_t gather_storage(GatherState& gather) const {
+    size_t sizes[kGatherParts];
+    gather_sizes(ranks_, n_, sizes);
+    void* parts[kGatherParts];
+    size_t bytes = scratch_bytes_;
+    PRIMS_TRY(prims::detail::carve_temp(scratch_, bytes, sizes, parts));
+    void* counting[GatherStorage::kParts];
+    void* gathering[GatherStorage::kParts];
+    std::copy(parts, parts + GatherStorage::kParts, counting);
+    std::copy(parts + GatherStorage::kParts, parts + 2 * GatherStorage::kParts, gathering);
+    const unsigned pieces = static_cast<unsigned>(max_pieces());
+    const unsigned* ids = word_table(kPieceIds);
+    gather.counting = GatherStorage::state(counting, n_, pieces, kSortedDigits, ids, held_count());
+    gather.counting.lookback[0] = nullptr;
+    gather.counting.lookback[1] = nullptr;
+    gather.gathering = GatherStorage::state(gathering, n_, pieces, 1, ids, arriving_count());
+    gather.gathering.lookback[1] = nullptr;
+    gather.own_counts = gather.counting.counts;
+    gather.all_counts = static_cast<unsigned*>(parts[kGatherParts - 1]);
+    return cudaSuccess;
+  }
+
+  /// Counts every sorted digit of every piece this rank holds (one read of its partitioned keys): the counts
+  /// each receiver needs to place the pieces it gathers.
+  cudaError_t count_pieces(const GatherState& gather) const {
+    using Policy = prims::detail::OnesweepPolicy<K, V>;
+    using Tile = prims::detail::OnesweepTile<Policy, K, V>;
+    using Shape = prims::detail::SegmentedOnesweepHistogramShape<K>;
+    int multiprocessors = 0;
+    PRIMS_TRY(prims::detail::multiprocessor_count(multiprocessors));
+    PRIMS_TRY(prims::detail::launch(prims::detail::segmented_onesweep_layout_kernel<Tile, uint64_t>,
+                                    static_cast<unsigned>(multiprocessors),
+                                    prims::detail::kSegmentedOnesweepLayoutThreads, 0, stream_,
+                                    static_cast<const uint64_t*>(offset_table(kHeldBegins)),
+                                    static_cast<const uint64_t*>(offset_table(kHeldEnds)),
+                                    static_cast<const uint64_t*>(nullptr), static_cast<const unsigned*>(nullptr),
+                                    gather.counting));
+    return prims::detail::launch_persistent(
+        prims::detail::segmented_onesweep_histogram_kernel<Policy, Tile, Shape, K>,
+        static_cast<size_t>(multiprocessors) * Shape::blocks_per_sm, Shape::threads,
+        static_cast<size_t>(kSortedDigits) * Tile::kDigits * Shape::copies * sizeof(unsigned), stream_,
+        static_cast<const K*>(partitioned_keys_), order_, 0, kSortedBits, gather.counting);
+  }
+
+  /// The gathering pass (after the counts' all-gather and, through NCCL, the transfer): each arriving piece's
+  /// digit starts, then one pass reading every piece where it lies and scattering it on the lowest sorted digit
+  /// into its bucket: into the arrived buffer, or keys_out where that is the only digit.
+  cudaError_t gather_pieces(const GatherState& gather) const {
+    const unsigned arriving = static_cast<unsigned>(exchange_.arriving.size());
+    if (arriving == 0) return cudaSuccess;
+    int multiprocessors = 0;
+    PRIMS_TRY(prims::detail::multiprocessor_count(multiprocessors));
+    PRIMS_TRY(prims::detail::launch(arriving_starts_kernel<kDigitBuckets>,
+                                    std::min(arriving, static_cast<unsigned>(multiprocessors) * 4), kDigitBuckets,
+                                    0, stream_, static_cast<const unsigned*>(gather.all_counts),
+                                    static_cast<size_t>(kSortedDigits) * kDigitBuckets,
+                                    static_cast<const unsigned*>(word_table(kArrivingRows)),
+                                    static_cast<const unsigned*>(word_table(kArrivingFirsts)),
+                                    static_cast<const unsigned*>(word_table(kArrivingLasts)), arriving,
+                                    gather.gathering.starts));
+    K* keys_out = kSortedDigits == 1 ? io_.keys_out : arrived_keys_;
+    V* values_out = kSortedDigits == 1 ? io_.values_out : arrived_values_;
+    const auto digit = prims::detail::pass_digit<K>(order_, 0, kSortedBits, kDigitBits, 0);
+    return prims::detail::with_segmented_onesweep_tiles<K, V>(n_, arriving, [&](auto tiles) {
+      return prims::detail::segmented_onesweep_gather_pass<K, V, uint64_t, decltype(tiles)>(
+          gather.gathering, key_sources_, value_sources_, keys_out, values_out, offset_table(kArrivingBegins),
+          offset_table(kArrivingEnds), offset_table(kArrivingBuckets), word_table(kArrivingSources), digit, stream_);
+    });
+  }
+
+  /// Through NCCL: one grouped call of a send and a receive a peer (one range each: a rank's pieces for a peer
+  /// lie back to back in its partitioned buffer), received where the exchange then reads them (staged in peer
+  /// order; stages_in_arrived()). Keys of one digit have nothing to gather: each piece is received straight into
+  /// its place.
+  ncclResult_t transfer() const {
+    K* staged_keys = stages_in_arrived() ? arrived_keys_ : io_.keys_out;
+    V* staged_values = stages_in_arrived() ? arrived_values_ : io_.values_out;
     if constexpr (kArrivesSorted) {
       return grouped([&] {
-        for (const ExchangePiece& piece : exchange_.sends[c]) {
-          PRIMS_NCCL_TRY(send(partitioned_keys_ + piece.source, piece.count, piece.peer, stream));
-          if constexpr (kHasValues) {
-            PRIMS_NCCL_TRY(send(partitioned_values_ + piece.source, piece.count, piece.peer, stream));
-          }
+        for (const ExchangePiece& piece : exchange_.sends[0]) {
+          PRIMS_NCCL_TRY(send(partitioned_keys_ + piece.source, piece.count, piece.peer));
+          if constexpr (kHasValues) PRIMS_NCCL_TRY(send(partitioned_values_ + piece.source, piece.count, piece.peer));
         }
-        for (const ExchangePiece& piece : exchange_.receives[c]) {
-          PRIMS_NCCL_TRY(receive(arrived_keys_ + piece.destination, piece.count, piece.peer, stream));
+        for (const ExchangePiece& piece : exchange_.receives[0]) {
+          PRIMS_NCCL_TRY(receive(arrived_keys_ + piece.destination, piece.count, piece.peer));
           if constexpr (kHasValues) {
-            PRIMS_NCCL_TRY(receive(arrived_values_ + piece.destination, piece.count, piece.peer, stream));
+            PRIMS_NCCL_TRY(receive(arrived_values_ + piece.destination, piece.count, piece.peer));
           }
         }
         return ncclSuccess;
       });
-    } else {
-      PRIMS_NCCL_TRY(grouped([&] {
-        for (const ExchangeRange& range : exchange_.send_ranges[c]) {
-          PRIMS_NCCL_TRY(send(partitioned_keys_ + range.offset, range.count, range.peer, stream));
-          if constexpr (kHasValues) {
-            PRIMS_NCCL_TRY(send(partitioned_values_ + range.offset, range.count, range.peer, stream));
-          }
-        }
-        for (const ExchangeRange& range : exchange_.receive_ranges[c]) {
-          PRIMS_NCCL_TRY(receive(io_.keys_out + range.offset, range.count, range.peer, stream));
-          if constexpr (kHasValues) {
-            PRIMS_NCCL_TRY(receive(io_.values_out + range.offset, range.count, range.peer, stream));
-          }
-        }
-        return ncclSuccess;
-      }));
-      // Each peer's pieces, in order, lie back to back in its staged range.
-      PRIMS_NCCL_TRY_CUDA(copy_pieces(io_.keys_out, arrived_key_buffers_, copy_tables_[2 * c + 1],
-                                      copy_tables_[2 * c + 2], stream));
-      if constexpr (kHasValues) {
-        PRIMS_NCCL_TRY_CUDA(copy_pieces(io_.values_out, arrived_value_buffers_, copy_tables_[2 * c + 1],
-                                        copy_tables_[2 * c + 2], stream));
+    }
+    return grouped([&] {
+      for (const ExchangeRange& range : exchange_.send_ranges[0]) {
+        PRIMS_NCCL_TRY(send(partitioned_keys_ + range.offset, range.count, range.peer));
+        if constexpr (kHasValues) PRIMS_NCCL_TRY(send(partitioned_values_ + range.offset, range.count, range.peer));
+      }
+      for (const ExchangeRange& range : exchange_.receive_ranges[0]) {
+        PRIMS_NCCL_TRY(receive(staged_keys + range.offset, range.count, range.peer));
+        if constexpr (kHasValues) PRIMS_NCCL_TRY(receive(staged_values + range.offset, range.count, range.peer));
       }
       return ncclSuccess;
-    }
+    });
   }
 
-  /// Chunk c of the exchange by stores straight into place: one copy kernel puts every piece of the chunk this
-  /// rank keeps or sends where its receiver's sort reads it, then a one-word all-reduce waits for every rank's
-  /// stores to have completed (each rank's kernel precedes its part of the all-reduce on its stream), so chunk c
-  /// has landed at every rank when its all-reduce returns. The receivers' buffers are free: every rank has
-  /// synchronized its stream after the partition, before any rank stores.
-  ncclResult_t store_chunk(size_t c, cudaStream_t stream) const {
-    PRIMS_NCCL_TRY_CUDA(copy_partitioned_pieces(c, stream));
-    return ncclAllReduce(own_reach_, own_reach_, 1, ncclUint64, ncclSum, comm_, stream);
+  /// The exchange unsorted: every arriving piece copied from where it lies (sources) into its place in `to`, in
+  /// one launch.
+  template <class T>
+  cudaError_t copy_pieces(const T* const* sources, T* to) const {
+    if (copies_ == 0) return cudaSuccess;
+    int multiprocessors = 0;
+    PRIMS_TRY(prims::detail::multiprocessor_count(multiprocessors));
+    copy_pieces_kernel<T><<<static_cast<unsigned>(multiprocessors) * 4, kPieceCopyThreads, 0, stream_>>>(
+        sources, to, piece_copies_, static_cast<unsigned>(copies_));
+    return cudaGetLastError();
   }
 
-  /// The exchange stores straight into the peers' buffers where they are reachable, unless PRIMS_DIST_EXCHANGE
-  /// is "nccl" (all ranks agree: a rank that disallows it counts as one out of reach).
+  /// The exchange reads straight from the peers' buffers where they are reachable, unless PRIMS_DIST_EXCHANGE is
+  /// "nccl" (all ranks agree: a rank that disallows it counts as one out of reach).
   static bool direct_allowed() {
     const char* setting = std::getenv("PRIMS_DIST_EXCHANGE");
     return setting == nullptr || std::string(setting) != "nccl";
   }
 
-  /// Copies chunk c's pieces that come from the partitioned buffers (the kept ones; with stores, the sent ones
-  /// too) to their places, keys and values.
-  cudaError_t copy_partitioned_pieces(size_t c, cudaStream_t stream) const {
-    PRIMS_TRY(copy_pieces(partitioned_keys_, arrived_key_buffers_, copy_tables_[2 * c], copy_tables_[2 * c + 1],
-                          stream));
-    if constexpr (kHasValues) {
-      PRIMS_TRY(copy_pieces(partitioned_values_, arrived_value_buffers_, copy_tables_[2 * c], copy_tables_[2 * c + 1],
-                            stream));
-    }
-    return cudaSuccess;
-  }
-
-  /// Copies the pieces [first, last) of the copy table from `from` to their ranks' buffers `arrived`, in one
-  /// launch.
   template <class T>
-  cudaError_t copy_pieces(const T* from, T* const* arrived, size_t first, size_t last, cudaStream_t stream) const {
-    if (first == last) return cudaSuccess;
-    int multiprocessors = 0;
-    PRIMS_TRY(prims::detail::multiprocessor_count(multiprocessors));
-    copy_pieces_kernel<T><<<static_cast<unsigned>(multiprocessors) * 4, kPieceCopyThreads, 0, stream>>>(
-        from, arrived, piece_copies_ + first, static_cast<unsigned>(last - first));
-    return cudaGetLastError();
+  ncclResult_t send(const T* items, uint64_t count, int peer) const {
+    return ncclSend(items, count * sizeof(T), ncclUint8, peer, comm_, stream_);
   }
 
   template <class T>
-  ncclResult_t send(const T* items, uint64_t count, int peer, cudaStream_t stream) const {
-    return ncclSend(items, count * sizeof(T), ncclUint8, peer, comm_, stream);
-  }
-
-  template <class T>
-  ncclResult_t receive(T* items, uint64_t count, int peer, cudaStream_t stream) const {
-    return ncclRecv(items, count * sizeof(T), ncclUint8, peer, comm_, stream);
+  ncclResult_t receive(T* items, uint64_t count, int peer) const {
+    return ncclRecv(items, count * sizeof(T), ncclUint8, peer, comm_, stream_);
   }
 
   /// Partitions every pending node's range of the partitioned buffer, in place, by the search's next digit; node
@@ -612,18 +734,22 @@ class DistributedRadixSort {
   PieceCopy* piece_copies_ = nullptr;
   PeerIdentity* own_identity_ = nullptr;
   PeerIdentity* identities_ = nullptr;
-  /// This rank's reach (1: it can store into every peer's buffers), then every rank's; the word the stored
-  /// exchange's all-reduces wait on.
+  /// This rank's reach (1: it can read every peer's buffers), then every rank's; the word the exchange's last
+  /// all-reduce moves.
   uint64_t* own_reach_ = nullptr;
   uint64_t* reaches_ = nullptr;
-  /// Every rank's arrived keys and values as this rank addresses them (its own only, through NCCL).
-  K** arrived_key_buffers_ = nullptr;
-  V** arrived_value_buffers_ = nullptr;
+  /// Every rank's partitioned keys and values as the exchange reads them (the peers' over the links, or their
+  /// staged copies through NCCL).
+  const K** key_sources_ = nullptr;
+  const V** value_sources_ = nullptr;
+  uint64_t* piece_offsets_ = nullptr;
+  unsigned* piece_words_ = nullptr;
   PeerBuffers peers_;
   bool direct_ = false;
-  /// Chunk c's kept pieces are copies [copy_tables_[2c], copy_tables_[2c + 1]) of piece_copies_, its received ones
-  /// [copy_tables_[2c + 1], copy_tables_[2c + 2]).
-  std::vector<size_t> copy_tables_;
+  /// Whether the exchange is the gathering pass (else a copy, then Onesweep or nothing).
+  bool gathers_ = false;
+  /// The copies in piece_copies_ (where the exchange copies).
+  size_t copies_ = 0;
 };
 
 /// The whole sort behind the public calls: the two-phase protocol, then the three phases. Never throws (host

@@ -62,6 +62,19 @@ struct ExchangePiece {
   uint64_t count;
 };
 
+/// A piece as its receiver gathers it: `count` keys of bucket `bucket` from offset `source` of sender `sender`'s
+/// partitioned buffer (from offset `staged` of the receiver's staging area where it came through NCCL), which
+/// land from offset `destination` of the receiver's arrived buffer on; the bucket starts at `bucket_begin`.
+struct ArrivingPiece {
+  int sender;
+  int bucket;
+  uint64_t source;
+  uint64_t staged;
+  uint64_t bucket_begin;
+  uint64_t destination;
+  uint64_t count;
+};
+
 /// A contiguous range of one chunk's exchange with one peer: the sender's pieces for it, back to back in its
 /// partitioned buffer (`offset`: where they begin), or, at the receiver, where they are staged (`offset` into the
 /// chunk's own region of the output, peers in rank order) before each piece is copied to its place.
@@ -91,8 +104,16 @@ struct BucketExchange {
   std::vector<uint64_t> segment_ends;
   /// Chunk c's buckets are segments [chunk_segments[c], chunk_segments[c + 1]).
   std::vector<size_t> chunk_segments;
-  /// The most keys any of this rank's buckets holds.
+  /// The most keys any of this rank's buckets holds, and any rank's.
   uint64_t largest_segment = 0;
+  uint64_t largest_bucket = 0;
+  /// This rank's piece of every bucket for every receiver (itself included), at [bucket * ranks + receiver]:
+  /// [piece_begins[i], piece_ends[i]) of its partitioned buffer, empty where it has none.
+  std::vector<uint64_t> piece_begins;
+  std::vector<uint64_t> piece_ends;
+  /// Every piece that arrives at this rank (the kept ones too), bucket by bucket, each bucket's in sender order:
+  /// the arrived buffer's order.
+  std::vector<ArrivingPiece> arriving;
 };
 
 /// The exact-splitter search of one rank.
@@ -203,6 +224,7 @@ class SplitterSearch {
       std::vector<int> chunk_start;
     };
     std::vector<Layout> layouts(static_cast<size_t>(p));
+    uint64_t largest_bucket = 0;
     for (int r = 0; r < p; ++r) {
       Layout& layout = layouts[static_cast<size_t>(r)];
       for (int b = 0; b < kDigitBuckets; ++b) {
@@ -212,6 +234,7 @@ class SplitterSearch {
           size += piece(q, r, b, source);
         }
         layout.bucket_start[b + 1] = layout.bucket_start[b] + size;
+        largest_bucket = std::max(largest_bucket, size);
       }
       // Chunk c ends at the first bucket that brings the running total to c / chunks of the whole.
       const uint64_t total = layout.bucket_start[kDigitBuckets];
@@ -235,6 +258,7 @@ class SplitterSearch {
     };
 
     BucketExchange exchange;
+    exchange.largest_bucket = largest_bucket;
     exchange.sends.resize(static_cast<size_t>(chunks));
     exchange.receives.resize(static_cast<size_t>(chunks));
     exchange.keeps.resize(static_cast<size_t>(chunks));
@@ -242,6 +266,8 @@ class SplitterSearch {
     exchange.receive_ranges.resize(static_cast<size_t>(chunks));
     exchange.chunk_segments.push_back(0);
     const Layout& mine = layouts[static_cast<size_t>(rank_)];
+    // Where each peer's piece of each bucket is staged at this rank, [peer * kDigitBuckets + bucket].
+    std::vector<uint64_t> staged_at(static_cast<size_t>(p) * kDigitBuckets, 0);
     for (int c = 0; c < chunks; ++c) {
       const size_t chunk = static_cast<size_t>(c);
       // Received ranges are staged from the chunk's first position on, in peer order.
@@ -267,6 +293,7 @@ class SplitterSearch {
           uint64_t source = 0;
           const uint64_t count = piece(peer, rank_, b, source);
           if (count > 0) exchange.receives[chunk].push_back({peer, source, destination(peer, rank_, b), count});
+          staged_at[static_cast<size_t>(peer) * kDigitBuckets + static_cast<size_t>(b)] = staged + received;
           received += count;
         }
         if (received > 0) exchange.receive_ranges[chunk].push_back({peer, staged, received});
@@ -280,6 +307,23 @@ class SplitterSearch {
         exchange.largest_segment = std::max(exchange.largest_segment, size);
       }
       exchange.chunk_segments.push_back(exchange.segment_begins.size());
+    }
+    for (int b = 0; b < kDigitBuckets; ++b) {
+      for (int r = 0; r < p; ++r) {
+        uint64_t source = 0;
+        const uint64_t count = piece(rank_, r, b, source);
+        exchange.piece_begins.push_back(count > 0 ? source : 0);
+        exchange.piece_ends.push_back(count > 0 ? source + count : 0);
+      }
+      for (int q = 0; q < p; ++q) {
+        uint64_t source = 0;
+        const uint64_t count = piece(q, rank_, b, source);
+        if (count == 0) continue;
+        exchange.arriving.push_back({q, b, source,
+                                     q == rank_ ? uint64_t{0}
+                                                : staged_at[static_cast<size_t>(q) * kDigitBuckets + static_cast<size_t>(b)],
+                                     mine.bucket_start[static_cast<size_t>(b)], destination(q, rank_, b), count});
+      }
     }
     return exchange;
   }
