@@ -26,6 +26,7 @@
 #include <cuda_runtime.h>
 
 #include <cstddef>
+#include <type_traits>
 
 #include "prims/block/scan.cuh"
 #include "prims/device/detail/radix_sort_common.cuh"
@@ -255,7 +256,20 @@ struct SegmentedOnesweepPass {
   unsigned* tile_counter;
   unsigned* lookback;
   unsigned* next_lookback;
+  /// A gather pass: the tiles of listed segments [0, interleaved) and those of the others are taken in proportion
+  /// (0: in order), so that reads from near and far buffers go on side by side.
+  unsigned interleaved;
 };
+
+/// The tile that the k-th taken tile id stands for, of num_tiles, where tiles [0, first_tiles) and
+/// [first_tiles, num_tiles) are taken in proportion, each group in order (so every tile's look-back predecessors
+/// are taken before it): slot k takes a tile of the first group when the group's share of slots [0, k + 1)
+/// rounds past its share of [0, k).
+__device__ inline unsigned interleaved_tile(unsigned k, unsigned first_tiles, unsigned num_tiles) {
+  const unsigned before = static_cast<unsigned>(uint64_t{k} * first_tiles / num_tiles);
+  const unsigned through = static_cast<unsigned>((uint64_t{k} + 1) * first_tiles / num_tiles);
+  return through > before ? before : first_tiles + (k - before);
+}
 
 template <class Policy, class K, class V>
 __global__ void __launch_bounds__(Policy::block_threads, Policy::min_blocks_per_sm)
@@ -270,10 +284,14 @@ __global__ void __launch_bounds__(Policy::block_threads, Policy::min_blocks_per_
   allow_dependent_grids();
   const unsigned num_tiles = state.words[0];
   const bool special_keys = state.words[1] != 0;
+  const unsigned count = *state.count < state.capacity ? *state.count : state.capacity;
+  const unsigned first_tiles =
+      args.interleaved < count ? state.segments[args.interleaved].first_tile : num_tiles;
   for (;;) {
-    const unsigned tile = take_work(args.tile_counter, tile_id);
+    const unsigned taken = take_work(args.tile_counter, tile_id);
     __syncthreads();  // tile_id is rewritten by the next round
-    if (tile >= num_tiles) return;
+    if (taken >= num_tiles) return;
+    const unsigned tile = args.interleaved != 0 ? interleaved_tile(taken, first_tiles, num_tiles) : taken;
     if (args.next_lookback != nullptr && threadIdx.x < kDigits) {
       args.next_lookback[static_cast<size_t>(tile) * kDigits + threadIdx.x] = 0;
     }
@@ -358,14 +376,20 @@ struct SegmentedOnesweepStorage {
   }
 };
 
+/// What segmented_onesweep_sort does for the digit counts by default: counts them, one read of the keys.
+struct CountDigits {};
+
 /// Sorts every listed segment (each of fewer than kOnesweepPortionMaxItems keys) on [begin_bit, end_bit), ping-ponging
 /// with the alternate buffers (n items each; none for NoValues) so that the result lands in io's outputs.
 /// Nothing synchronizes the host: the list's length stays on the device, and the grids are persistent.
-template <class K, class V, class Offset, class Policy = OnesweepPolicy<K, V>>
+/// `fill_counts`: CountDigits, or a call `cudaError_t(const SegmentedOnesweepState&)` that writes every listed
+/// segment's digit counts into state.counts ([segment][pass][digit]) itself, on the stream, where the caller
+/// knows them already (the keys are then read by the passes only, and float keys take the general path).
+template <class K, class V, class Offset, class Policy = OnesweepPolicy<K, V>, class FillCounts = CountDigits>
 cudaError_t segmented_onesweep_sort(SegmentedOnesweepState state, PassBuffers<K, V> io,
                                     const Offset* begin_offsets, const Offset* end_offsets, Order order,
                                     int begin_bit, int end_bit, K* alternate_keys, V* alternate_values,
-                                    cudaStream_t stream) {
+                                    cudaStream_t stream, FillCounts fill_counts = {}) {
   using Tile = OnesweepTile<Policy, K, V>;
   using Shape = SegmentedOnesweepHistogramShape<K>;
   if (state.capacity == 0) return cudaSuccess;
@@ -375,10 +399,14 @@ cudaError_t segmented_onesweep_sort(SegmentedOnesweepState state, PassBuffers<K,
   PRIMS_TRY(launch(segmented_onesweep_layout_kernel<Tile, Offset>, static_cast<unsigned>(multiprocessors),
                    kSegmentedOnesweepLayoutThreads, 0, stream, begin_offsets, end_offsets,
                    static_cast<const Offset*>(nullptr), static_cast<const unsigned*>(nullptr), state));
+  constexpr bool kCounts = std::is_same_v<FillCounts, CountDigits>;
   PRIMS_TRY(launch_persistent(segmented_onesweep_histogram_kernel<Policy, Tile, Shape, K>,
                               static_cast<size_t>(multiprocessors) * Shape::blocks_per_sm, Shape::threads,
-                              static_cast<size_t>(num_passes) * Tile::kDigits * Shape::copies * sizeof(unsigned),
-                              stream, io.keys_in, order, begin_bit, end_bit, state));
+                              kCounts ? static_cast<size_t>(num_passes) * Tile::kDigits * Shape::copies *
+                                            sizeof(unsigned)
+                                      : 0,
+                              stream, kCounts ? io.keys_in : nullptr, order, begin_bit, end_bit, state));
+  if constexpr (!kCounts) PRIMS_TRY(fill_counts(state));
   PRIMS_TRY(launch_persistent(segmented_onesweep_starts_kernel<Tile>, state.capacity, Tile::kDigits, 0, stream,
                               state));
 
@@ -396,7 +424,7 @@ cudaError_t segmented_onesweep_sort(SegmentedOnesweepState state, PassBuffers<K,
     PRIMS_TRY(run({buffers, nullptr, nullptr, pass_digit<K>(order, begin_bit, end_bit, Policy::radix_bits, pass),
                    pass, false,
                    state.words + 2 + pass, state.lookback[pass % 2],
-                   pass + 1 < num_passes ? state.lookback[(pass + 1) % 2] : nullptr}));
+                   pass + 1 < num_passes ? state.lookback[(pass + 1) % 2] : nullptr, 0u}));
   }
   // What did not end in the outputs: everything when there is no pass (unless in place), or an odd number of
   // passes in place.
@@ -413,7 +441,7 @@ cudaError_t segmented_onesweep_sort(SegmentedOnesweepState state, PassBuffers<K,
   }
   if (copy.keys_in == nullptr && copy.values_in == nullptr) return cudaSuccess;
   return run({copy, nullptr, nullptr, pass_digit<K>(order, begin_bit, end_bit, Policy::radix_bits, 0), 0, true,
-              state.words + 2 + num_passes, nullptr, nullptr});
+              state.words + 2 + num_passes, nullptr, nullptr, 0u});
 }
 
 /// One pass that gathers: listed segment s (state.ids of the offsets) holds the keys [begin_offsets[id],
@@ -421,12 +449,14 @@ cudaError_t segmented_onesweep_sort(SegmentedOnesweepState state, PassBuffers<K,
 /// on `digit_of` from out_offsets[id] of keys_out (values_out) on, digit d of it from its start
 /// state.starts[s * kDigits + d] on (the caller writes them first: state.num_passes is 1). The segments' counts
 /// come from elsewhere: the keys are read once, by the pass. Segments of at most kOnesweepPortionMaxItems keys.
+/// The tiles of listed segments [0, interleaved) and of the others are taken in proportion (0: in order): list
+/// the pieces read nearby first, and the far reads are spread over the whole pass.
 template <class K, class V, class Offset, class Policy = OnesweepPolicy<K, V>>
 cudaError_t segmented_onesweep_gather_pass(SegmentedOnesweepState state, const K* const* key_sources,
                                            const V* const* value_sources, K* keys_out, V* values_out,
                                            const Offset* begin_offsets, const Offset* end_offsets,
                                            const Offset* out_offsets, const unsigned* sources,
-                                           DigitExtractor<K> digit_of, cudaStream_t stream) {
+                                           DigitExtractor<K> digit_of, unsigned interleaved, cudaStream_t stream) {
   using Tile = OnesweepTile<Policy, K, V>;
   using Shape = SegmentedOnesweepHistogramShape<K>;
   if (state.capacity == 0) return cudaSuccess;
@@ -442,7 +472,7 @@ cudaError_t segmented_onesweep_gather_pass(SegmentedOnesweepState state, const K
                               static_cast<const K*>(nullptr), Order::Ascending, 0, 0, state));
   PassBuffers<K, V> buffers{nullptr, keys_out, nullptr, values_out};
   const SegmentedOnesweepPass<K, V> pass{buffers, key_sources, value_sources, digit_of, 0, false,
-                                         state.words + 2,  state.lookback[0], nullptr};
+                                         state.words + 2,  state.lookback[0], nullptr, interleaved};
   return launch_persistent(segmented_onesweep_pass_kernel<Policy, K, V>, ~size_t{0}, Policy::block_threads, 0, stream,
                            state, pass);
 }

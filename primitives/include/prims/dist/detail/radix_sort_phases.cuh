@@ -109,20 +109,22 @@ __global__ void __launch_bounds__(kPieceCopyThreads)
   }
 }
 
-/// Where the gathering pass puts each arriving piece's keys of each digit: block i (and i + gridDim.x, ...), one
-/// thread a digit, for arriving piece i, whose bucket's pieces are [firsts[i], lasts[i]) and whose counts (the
-/// sender's, for the lowest digit) are at counts + rows[i] * row_stride: the digit's start in the bucket (the
-/// bucket's keys of lower digits) plus the bucket's keys of that digit in the pieces before i.
+/// Where the gathering pass puts each arriving piece's keys of each digit: block s (and s + gridDim.x, ...), one
+/// thread a digit, for the gathering pass's listed segment s, arriving piece i = order[s], whose bucket's pieces
+/// are [firsts[i], lasts[i]) and whose counts (the sender's, for the lowest digit) are at counts + rows[i] *
+/// row_stride: the digit's start in the bucket (the bucket's keys of lower digits) plus the bucket's keys of that
+/// digit in the pieces before i.
 template <int kDigits>
 __global__ void __launch_bounds__(kDigits)
-    arriving_starts_kernel(const unsigned* __restrict__ counts, size_t row_stride, const unsigned* __restrict__ rows,
-                           const unsigned* __restrict__ firsts, const unsigned* __restrict__ lasts, unsigned pieces,
-                           unsigned* __restrict__ starts) {
+    arriving_starts_kernel(const unsigned* __restrict__ counts, size_t row_stride, const unsigned* __restrict__ order,
+                           const unsigned* __restrict__ rows, const unsigned* __restrict__ firsts,
+                           const unsigned* __restrict__ lasts, unsigned pieces, unsigned* __restrict__ starts) {
   using DigitScan = block::Scan<unsigned, kDigits>;
   __shared__ typename DigitScan::TempStorage storage;
   prims::detail::wait_for_prior_grids();
   prims::detail::allow_dependent_grids();
-  for (unsigned i = blockIdx.x; i < pieces; i += gridDim.x) {
+  for (unsigned s = blockIdx.x; s < pieces; s += gridDim.x) {
+    const unsigned i = order[s];
     unsigned bucket = 0;
     unsigned before = 0;
     for (unsigned j = firsts[i]; j < lasts[i]; ++j) {
@@ -132,8 +134,31 @@ __global__ void __launch_bounds__(kDigits)
     }
     unsigned total = 0;
     const unsigned start = DigitScan(storage).exclusive_scan(bucket, Sum{}, 0u, total);
-    starts[static_cast<size_t>(i) * kDigits + threadIdx.x] = start + before;
+    starts[static_cast<size_t>(s) * kDigits + threadIdx.x] = start + before;
     __syncthreads();  // the scan storage is reused
+  }
+}
+
+/// Every arrived bucket's counts of the digits above the lowest (what the segmented passes after the gathering
+/// one sort): block s (and s + gridDim.x, ...) sums, for bucket segment s, whose arriving pieces are
+/// [firsts[s], lasts[s]), the senders' counts (rows[i] * row_stride, passes 1 .. passes) into
+/// bucket_counts[s][pass - 1][digit].
+template <int kDigits>
+__global__ void __launch_bounds__(kDigits)
+    bucket_counts_kernel(const unsigned* __restrict__ counts, size_t row_stride, int passes,
+                         const unsigned* __restrict__ rows, const unsigned* __restrict__ firsts,
+                         const unsigned* __restrict__ lasts, const unsigned* __restrict__ segments,
+                         unsigned* __restrict__ bucket_counts) {
+  prims::detail::wait_for_prior_grids();
+  prims::detail::allow_dependent_grids();
+  for (unsigned s = blockIdx.x; s < *segments; s += gridDim.x) {
+    for (int pass = 1; pass < passes; ++pass) {
+      unsigned total = 0;
+      for (unsigned i = firsts[s]; i < lasts[s]; ++i) {
+        total += counts[rows[i] * row_stride + static_cast<size_t>(pass) * kDigits + threadIdx.x];
+      }
+      bucket_counts[(static_cast<size_t>(s) * (passes - 1) + (pass - 1)) * kDigits + threadIdx.x] = total;
+    }
   }
 }
 
@@ -158,7 +183,7 @@ class DistributedRadixSort {
   /// The segmented Onesweep storage of the counting and of the gathering pass (sized for Onesweep's default
   /// tiles, which holds the fewer large ones).
   using GatherStorage = prims::detail::SegmentedOnesweepStorage<K, V>;
-  static constexpr int kGatherParts = 2 * GatherStorage::kParts + 1;
+  static constexpr int kGatherParts = 3 * GatherStorage::kParts + 1;
   static_assert(prims::detail::OnesweepPolicy<K, V>::radix_bits == kDigitBits &&
                     prims::detail::OnesweepLargePolicy<K, V>::radix_bits == kDigitBits,
                 "the gathering pass's digits are the splitters' digits");
@@ -219,7 +244,7 @@ class DistributedRadixSort {
                                   (1 + static_cast<size_t>(ranks)) * sizeof(uint64_t),
                                   2 * static_cast<size_t>(ranks) * sizeof(void*),
                                   kPieceOffsetTables * pieces * sizeof(uint64_t),
-                                  (kPieceWordTables * pieces + 2) * sizeof(unsigned)};
+                                  (kPieceWordTables * pieces + 3) * sizeof(unsigned)};
     void* parts[kParts];
     if (prims::detail::carve_temp(temp, temp_bytes, sizes, parts) != cudaSuccess) return ncclInvalidArgument;
     if (temp == nullptr) return ncclSuccess;
@@ -356,10 +381,7 @@ class DistributedRadixSort {
     if (events != nullptr) PRIMS_NCCL_TRY_CUDA(cudaEventRecord(events->exchange_end, stream_));
     const Buffers sort_io{arrived_keys_, io_.keys_out, arrived_values_, io_.values_out};
     if (gathers_ && kSortedDigits > 1) {
-      const size_t segments = exchange_.segment_begins.size();
-      PRIMS_NCCL_TRY_CUDA((prims::detail::segmented_radix_sort<K, V, uint64_t>(
-          scratch_, scratch_bytes_, sort_io, n_, segments, segment_begins_, segment_ends_, order_, kDigitBits,
-          kSortedBits, stream_)));
+      PRIMS_NCCL_TRY_CUDA(sort_buckets(gather));
     } else if (!gathers_ && !kArrivesSorted) {
       PRIMS_NCCL_TRY_CUDA(prims::detail::radix_sort<device::RadixSortAlgorithm::Onesweep>(
           scratch_, scratch_bytes_, sort_io, n_, order_, 0, kKeyBits, nullptr, stream_));
@@ -385,20 +407,31 @@ class DistributedRadixSort {
       : comm_(comm), ranks_(ranks), rank_(rank), io_(io), n_(n_local), order_(order), stream_(stream) {}
 
   /// The pieces' tables (piece_offsets_ and piece_words_), kPieceOffsetTables and kPieceWordTables arrays of
-  /// ranks * kDigitBuckets entries each (then two counts): what this rank holds, [bucket * ranks + receiver]
+  /// ranks * kDigitBuckets entries each (then three counts): what this rank holds, [bucket * ranks + receiver]
   /// (begins, ends); what arrives, in arrival order (begins in the sources, ends, the buckets' begins; sources'
   /// ranks, rows of the all-gathered counts, the first and last arriving piece of the same bucket); the identity
-  /// of every list (0, 1, ...); the number of pieces held and arriving.
+  /// list (0, 1, ...); the gathering pass's order of the arriving pieces (this rank's own first); each arrived
+  /// bucket's first and last arriving piece; the number of pieces held, of pieces arriving and of buckets.
   static constexpr int kPieceOffsetTables = 5;
-  static constexpr int kPieceWordTables = 5;
+  static constexpr int kPieceWordTables = 8;
   enum PieceOffsetTable { kHeldBegins, kHeldEnds, kArrivingBegins, kArrivingEnds, kArrivingBuckets };
-  enum PieceWordTable { kPieceIds, kArrivingSources, kArrivingRows, kArrivingFirsts, kArrivingLasts };
+  enum PieceWordTable {
+    kPieceIds,
+    kArrivingSources,
+    kArrivingRows,
+    kArrivingFirsts,
+    kArrivingLasts,
+    kGatherOrder,
+    kSegmentFirsts,
+    kSegmentLasts
+  };
 
   size_t max_pieces() const { return static_cast<size_t>(ranks_) * kDigitBuckets; }
   uint64_t* offset_table(PieceOffsetTable t) const { return piece_offsets_ + t * max_pieces(); }
   unsigned* word_table(PieceWordTable t) const { return piece_words_ + t * max_pieces(); }
   const unsigned* held_count() const { return piece_words_ + kPieceWordTables * max_pieces(); }
   const unsigned* arriving_count() const { return held_count() + 1; }
+  const unsigned* bucket_count() const { return held_count() + 2; }
   /// The all-gathered counts of one rank: every piece it holds, every digit of the sorted bits.
   size_t counts_words() const { return max_pieces() * kSortedDigits * kDigitBuckets; }
 
@@ -418,7 +451,7 @@ class DistributedRadixSort {
   ncclResult_t upload_tables() {
     const size_t pieces = max_pieces();
     std::vector<uint64_t> offsets(kPieceOffsetTables * pieces, 0);
-    std::vector<unsigned> words(kPieceWordTables * pieces + 2, 0);
+    std::vector<unsigned> words(kPieceWordTables * pieces + 3, 0);
     std::copy(exchange_.piece_begins.begin(), exchange_.piece_begins.end(), offsets.begin() + kHeldBegins * pieces);
     std::copy(exchange_.piece_ends.begin(), exchange_.piece_ends.end(), offsets.begin() + kHeldEnds * pieces);
     const std::vector<ArrivingPiece>& arriving = exchange_.arriving;
@@ -448,8 +481,25 @@ class DistributedRadixSort {
     }
     copies_ = copies.size();
     for (size_t i = 0; i < pieces; ++i) words[kPieceIds * pieces + i] = static_cast<unsigned>(i);
+    // The gathering pass takes this rank's own pieces' tiles in proportion with the others'.
+    size_t listed = 0;
+    for (const bool own : {true, false}) {
+      for (size_t i = 0; i < arriving.size(); ++i) {
+        if ((arriving[i].sender == rank_) == own) words[kGatherOrder * pieces + listed++] = static_cast<unsigned>(i);
+      }
+      if (own) own_pieces_ = static_cast<unsigned>(listed);
+    }
+    // Each arrived bucket's pieces (the segments are the non-empty buckets, in arrival order).
+    size_t segment = 0;
+    for (size_t i = 0; i < arriving.size(); ++i) {
+      if (i > 0 && arriving[i].bucket == arriving[i - 1].bucket) continue;
+      words[kSegmentFirsts * pieces + segment] = words[kArrivingFirsts * pieces + i];
+      words[kSegmentLasts * pieces + segment] = words[kArrivingLasts * pieces + i];
+      ++segment;
+    }
     words[kPieceWordTables * pieces] = static_cast<unsigned>(pieces);
     words[kPieceWordTables * pieces + 1] = static_cast<unsigned>(arriving.size());
+    words[kPieceWordTables * pieces + 2] = static_cast<unsigned>(segment);
     PRIMS_NCCL_TRY_CUDA(cudaMemcpyAsync(piece_offsets_, offsets.data(), offsets.size() * sizeof(uint64_t),
                                         cudaMemcpyHostToDevice, stream_));
     PRIMS_NCCL_TRY_CUDA(cudaMemcpyAsync(piece_words_, words.data(), words.size() * sizeof(unsigned),
@@ -486,9 +536,8 @@ class DistributedRadixSort {
   }
 
   /// The scratch the partitions and the sorts need: the first partition of n keys, the refinements (TileCounts,
-  /// in place, of at most n keys: its storage grows with n), the counting and gathering pass, the segmented sort
-  /// of n keys in up to kDigitBuckets buckets, and Onesweep of n keys (one rank, or buckets too large for the
-  /// segmented sort).
+  /// in place, of at most n keys: its storage grows with n), the counting, the gathering pass and the buckets'
+  /// segmented passes, and Onesweep of n keys (one rank, or buckets too large for segmented passes).
   static cudaError_t scratch_size(int ranks, size_t n, Order order, cudaStream_t stream, size_t& bytes) {
     const Buffers none{nullptr, nullptr, nullptr, nullptr};
     const DigitLayout layout{kKeyBits};
@@ -499,38 +548,39 @@ class DistributedRadixSort {
     if (ranks == 1) return cudaSuccess;
     size_t first_bytes = 0;
     size_t refine_bytes = 0;
-    size_t segmented_bytes = 0;
     size_t gather_bytes = 0;
     PRIMS_TRY(prims::detail::radix_partition_default(nullptr, first_bytes, none, n, nullptr, layout.begin_bit(0),
                                                      layout.end_bit(0), order, stream));
     PRIMS_TRY(prims::detail::radix_partition<device::RadixSortAlgorithm::TileCounts>(
         nullptr, refine_bytes, none, n, nullptr, layout.begin_bit(0), layout.end_bit(0), order, stream));
     if constexpr (!kArrivesSorted) {
-      PRIMS_TRY((prims::detail::segmented_radix_sort<K, V, uint64_t>(nullptr, segmented_bytes, none, n, kDigitBuckets,
-                                                                     nullptr, nullptr, order, kDigitBits,
-                                                                     kSortedBits, stream)));
       size_t sizes[kGatherParts];
       gather_sizes(ranks, n, sizes);
       void* parts[kGatherParts];
       PRIMS_TRY(prims::detail::carve_temp(nullptr, gather_bytes, sizes, parts));
     }
-    bytes = std::max({sort_bytes, first_bytes, refine_bytes, segmented_bytes, gather_bytes});
+    bytes = std::max({sort_bytes, first_bytes, refine_bytes, gather_bytes});
     return cudaSuccess;
   }
 
-  /// The counting's and the gathering pass's storage in the scratch: a segmented Onesweep state over the pieces
-  /// this rank holds (counts of every sorted digit, no look-back), one over the arriving pieces (one pass: starts
-  /// and one set of look-back words), and every rank's counts.
+  /// The storage of the counting, the gathering pass and the buckets' passes, in the scratch: a segmented
+  /// Onesweep state over the pieces this rank holds (counts of every sorted digit, no look-back), one over the
+  /// arriving pieces (one pass: starts and one set of look-back words), one over the arrived buckets (the other
+  /// digits), and every rank's counts.
   static void gather_sizes(int ranks, size_t n, size_t (&sizes)[kGatherParts]) {
+    constexpr int kParts = GatherStorage::kParts;
     const unsigned pieces = static_cast<unsigned>(ranks) * kDigitBuckets;
-    size_t counting[GatherStorage::kParts];
-    size_t gathering[GatherStorage::kParts];
-    GatherStorage::sizes(n, pieces, kSortedDigits, counting);
-    GatherStorage::sizes(n, pieces, 1, gathering);
-    counting[GatherStorage::kParts - 1] = 0;
-    gathering[GatherStorage::kParts - 1] /= 2;
-    std::copy(counting, counting + GatherStorage::kParts, sizes);
-    std::copy(gathering, gathering + GatherStorage::kParts, sizes + GatherStorage::kParts);
+    // State k's parts are sizes[k * kParts, (k + 1) * kParts); its last part holds the look-back words.
+    auto state_sizes = [&](int k, unsigned capacity, int passes) {
+      size_t state[kParts];
+      GatherStorage::sizes(n, capacity, passes, state);
+      std::copy(state, state + kParts, sizes + k * kParts);
+    };
+    state_sizes(0, pieces, kSortedDigits);
+    state_sizes(1, pieces, 1);
+    state_sizes(2, kSortedDigits > 1 ? kDigitBuckets : 0, kSortedDigits - 1);
+    sizes[kParts - 1] = 0;
+    sizes[2 * kParts - 1] /= 2;
     sizes[kGatherParts - 1] =
         static_cast<size_t>(ranks) * pieces * kSortedDigits * kDigitBuckets * sizeof(unsigned);
   }
@@ -538,6 +588,7 @@ class DistributedRadixSort {
   struct GatherState {
     prims::detail::SegmentedOnesweepState counting;
     prims::detail::SegmentedOnesweepState gathering;
+    prims::detail::SegmentedOnesweepState buckets;
     unsigned* own_counts;
     unsigned* all_counts;
   };
@@ -548,17 +599,20 @@ class DistributedRadixSort {
     void* parts[kGatherParts];
     size_t bytes = scratch_bytes_;
     PRIMS_TRY(prims::detail::carve_temp(scratch_, bytes, sizes, parts));
-    void* counting[GatherStorage::kParts];
-    void* gathering[GatherStorage::kParts];
-    std::copy(parts, parts + GatherStorage::kParts, counting);
-    std::copy(parts + GatherStorage::kParts, parts + 2 * GatherStorage::kParts, gathering);
+    constexpr int kParts = GatherStorage::kParts;
     const unsigned pieces = static_cast<unsigned>(max_pieces());
     const unsigned* ids = word_table(kPieceIds);
-    gather.counting = GatherStorage::state(counting, n_, pieces, kSortedDigits, ids, held_count());
+    auto state = [&](int k, unsigned capacity, int passes, const unsigned* listed, const unsigned* count) {
+      void* state_parts[kParts];
+      std::copy(parts + k * kParts, parts + (k + 1) * kParts, state_parts);
+      return GatherStorage::state(state_parts, n_, capacity, passes, listed, count);
+    };
+    gather.counting = state(0, pieces, kSortedDigits, ids, held_count());
     gather.counting.lookback[0] = nullptr;
     gather.counting.lookback[1] = nullptr;
-    gather.gathering = GatherStorage::state(gathering, n_, pieces, 1, ids, arriving_count());
+    gather.gathering = state(1, pieces, 1, word_table(kGatherOrder), arriving_count());
     gather.gathering.lookback[1] = nullptr;
+    gather.buckets = state(2, kSortedDigits > 1 ? kDigitBuckets : 0, kSortedDigits - 1, ids, bucket_count());
     gather.own_counts = gather.counting.counts;
     gather.all_counts = static_cast<unsigned*>(parts[kGatherParts - 1]);
     return cudaSuccess;
@@ -598,6 +652,7 @@ class DistributedRadixSort {
                                     std::min(arriving, static_cast<unsigned>(multiprocessors) * 4), kDigitBuckets,
                                     0, stream_, static_cast<const unsigned*>(gather.all_counts),
                                     static_cast<size_t>(kSortedDigits) * kDigitBuckets,
+                                    static_cast<const unsigned*>(word_table(kGatherOrder)),
                                     static_cast<const unsigned*>(word_table(kArrivingRows)),
                                     static_cast<const unsigned*>(word_table(kArrivingFirsts)),
                                     static_cast<const unsigned*>(word_table(kArrivingLasts)), arriving,
@@ -608,7 +663,32 @@ class DistributedRadixSort {
     return prims::detail::with_segmented_onesweep_tiles<K, V>(n_, arriving, [&](auto tiles) {
       return prims::detail::segmented_onesweep_gather_pass<K, V, uint64_t, decltype(tiles)>(
           gather.gathering, key_sources_, value_sources_, keys_out, values_out, offset_table(kArrivingBegins),
-          offset_table(kArrivingEnds), offset_table(kArrivingBuckets), word_table(kArrivingSources), digit, stream_);
+          offset_table(kArrivingEnds), offset_table(kArrivingBuckets), word_table(kArrivingSources), digit,
+          direct_ ? own_pieces_ : 0u, stream_);
+    });
+  }
+
+  /// The arrived buckets' other digits (after the gathering pass): segmented Onesweep passes from the arrived
+  /// buffer into keys_out, through the partitioned buffers (free once every rank has gathered), with each
+  /// bucket's counts summed from its pieces' (no second read of the keys).
+  cudaError_t sort_buckets(const GatherState& gather) const {
+    const unsigned segments = static_cast<unsigned>(exchange_.segment_begins.size());
+    if (segments == 0) return cudaSuccess;
+    const Buffers io{arrived_keys_, io_.keys_out, arrived_values_, io_.values_out};
+    auto fill_counts = [&](const prims::detail::SegmentedOnesweepState& state) {
+      return prims::detail::launch(bucket_counts_kernel<kDigitBuckets>, segments, kDigitBuckets, 0, stream_,
+                                   static_cast<const unsigned*>(gather.all_counts),
+                                   static_cast<size_t>(kSortedDigits) * kDigitBuckets, kSortedDigits,
+                                   static_cast<const unsigned*>(word_table(kArrivingRows)),
+                                   static_cast<const unsigned*>(word_table(kSegmentFirsts)),
+                                   static_cast<const unsigned*>(word_table(kSegmentLasts)), bucket_count(),
+                                   state.counts);
+    };
+    return prims::detail::with_segmented_onesweep_tiles<K, V>(n_, segments, [&](auto tiles) {
+      return prims::detail::segmented_onesweep_sort<K, V, uint64_t, decltype(tiles)>(
+          gather.buckets, io, static_cast<const uint64_t*>(segment_begins_),
+          static_cast<const uint64_t*>(segment_ends_), order_, kDigitBits, kSortedBits, partitioned_keys_,
+          partitioned_values_, stream_, fill_counts);
     });
   }
 
@@ -750,6 +830,8 @@ class DistributedRadixSort {
   bool gathers_ = false;
   /// The copies in piece_copies_ (where the exchange copies).
   size_t copies_ = 0;
+  /// This rank's own arriving pieces: the first ones of the gathering pass's order.
+  unsigned own_pieces_ = 0;
 };
 
 /// The whole sort behind the public calls: the two-phase protocol, then the three phases. Never throws (host
