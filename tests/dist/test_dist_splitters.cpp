@@ -202,7 +202,7 @@ Simulation simulate(const std::vector<Buffer>& shards, int key_bits) {
 
 /// Checks what arrives at rank r as the gathering pass reads it (BucketExchange::arriving): every piece in arrival
 /// order, back to back from 0, by bucket and then sender; each the sender's own piece of that bucket for r
-/// (piece_begins, piece_ends), staged where NCCL's receive range from the sender puts it, in its bucket's segment.
+/// (piece_begins, piece_ends at [receiver * kDigitBuckets + bucket]), staged where NCCL's receive range from the sender puts it, in its bucket's segment.
 void check_arriving_pieces(const std::vector<BucketExchange>& exchanges, const Simulation& sim, int r, int chunks) {
   const int ranks = static_cast<int>(exchanges.size());
   const BucketExchange& exchange = exchanges[static_cast<size_t>(r)];
@@ -230,7 +230,7 @@ void check_arriving_pieces(const std::vector<BucketExchange>& exchanges, const S
     EXPECT_EQ(piece.bucket_begin, exchange.segment_begins[segment]);
     EXPECT_LE(piece.destination + piece.count, exchange.segment_ends[segment]);
     const BucketExchange& sender = exchanges[static_cast<size_t>(piece.sender)];
-    const size_t held = static_cast<size_t>(piece.bucket) * static_cast<size_t>(ranks) + static_cast<size_t>(r);
+    const size_t held = static_cast<size_t>(r) * kDigitBuckets + static_cast<size_t>(piece.bucket);
     EXPECT_EQ(sender.piece_begins[held], piece.source);
     EXPECT_EQ(sender.piece_ends[held], piece.source + piece.count);
     ASSERT_LE(piece.source + piece.count, size_of(sim.buffers[static_cast<size_t>(piece.sender)]));
@@ -251,7 +251,7 @@ void check_arriving_pieces(const std::vector<BucketExchange>& exchanges, const S
     ASSERT_EQ(sender.piece_begins.size(), static_cast<size_t>(kDigitBuckets) * static_cast<size_t>(ranks));
     uint64_t held = 0;
     for (int b = 0; b < kDigitBuckets; ++b) {
-      const size_t i = static_cast<size_t>(b) * static_cast<size_t>(ranks) + static_cast<size_t>(r);
+      const size_t i = static_cast<size_t>(r) * kDigitBuckets + static_cast<size_t>(b);
       held += sender.piece_ends[i] - sender.piece_begins[i];
     }
     uint64_t arrived = 0;

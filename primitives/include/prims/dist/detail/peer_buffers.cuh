@@ -1,9 +1,9 @@
 #pragma once
-// Every rank's arrived buffers as addresses this rank's kernels can store to, so that the exchange is one copy
-// kernel a chunk writing each piece straight into its place at its receiver over NVLink (or PCIe peer to peer),
-// instead of NCCL's sends and receives through staging. That needs every rank in this process (one address space)
-// and peer access between every pair of their GPUs; otherwise every rank learns it from one all-gathered flag and
-// the exchange goes through NCCL. Ranks in other processes could be reached through CUDA IPC, but mapping the
+// Every rank's partitioned buffers as addresses this rank's kernels can read, so that the exchange is the local
+// sort's first pass reading each piece where it lies, over NVLink (or PCIe peer to peer), instead of NCCL's sends
+// and receives through staging. That needs every rank in this process (one address space) and peer access between
+// every pair of their GPUs; otherwise every rank learns it from one all-gathered flag and the exchange goes through
+// NCCL. Ranks in other processes could be reached through CUDA IPC, but mapping the
 // peers' buffers for every call cost more than the whole sort (see docs/design-notes.md).
 
 #include <cuda_runtime.h>
@@ -16,14 +16,14 @@
 
 namespace prims::dist::detail {
 
-/// What a rank tells the others about itself and its arrived buffers (all-gathered as bytes).
+/// What a rank tells the others about itself and its partitioned buffers (all-gathered as bytes).
 struct PeerIdentity {
   uint64_t process;       // a number drawn once per process: equal numbers, one process
   int64_t device;         // the CUDA device ordinal
-  uint64_t addresses[2];  // the arrived keys and values (0: none)
+  uint64_t addresses[2];  // the partitioned keys and values (0: none)
 };
 
-/// The peers' arrived buffers (keys, values) as this rank's addresses.
+/// The peers' partitioned buffers (keys, values) as this rank's addresses.
 class PeerBuffers {
  public:
   /// This rank's identity for buffers `keys` and `values` (either may be null).
@@ -49,7 +49,7 @@ class PeerBuffers {
     return reachable;
   }
 
-  /// Rank q's arrived keys (values) as this rank's address, after open().
+  /// Rank q's partitioned keys (values) as this rank's address, after open().
   void* keys(int q) const { return keys_[static_cast<size_t>(q)]; }
   void* values(int q) const { return values_[static_cast<size_t>(q)]; }
 

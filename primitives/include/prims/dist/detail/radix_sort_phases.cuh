@@ -361,23 +361,35 @@ class DistributedRadixSort {
       if (events != nullptr) PRIMS_NCCL_TRY_CUDA(cudaEventRecord(events->sort_end, stream_));
       return ncclSuccess;
     }
-    GatherState gather;
+    // A rank whose own step fails still takes part in every collective after it (its peers would wait for it
+    // forever), then returns its first error.
+    ncclResult_t result = ncclSuccess;
+    auto local = [&](cudaError_t error) {
+      if (result == ncclSuccess && error != cudaSuccess) result = ncclUnhandledCudaError;
+    };
+    auto collective = [&](ncclResult_t error) {
+      if (result == ncclSuccess) result = error;
+    };
+    GatherState gather{};
     if (gathers_) {
-      // Every piece's counts, before NCCL's transfer: the all-gather then travels alone.
-      PRIMS_NCCL_TRY_CUDA(gather_storage(gather));
-      PRIMS_NCCL_TRY_CUDA(count_pieces(gather));
-      PRIMS_NCCL_TRY(ncclAllGather(gather.own_counts, gather.all_counts, counts_words(), ncclUint32, comm_, stream_));
+      // Every piece's counts to its receiver, before NCCL's transfer (which then travels alone).
+      local(gather_storage(gather));
+      if (result == ncclSuccess) local(count_pieces(gather));
+      collective(send_counts(gather));
     }
-    if (!direct_) PRIMS_NCCL_TRY(transfer());
-    if (gathers_) {
-      PRIMS_NCCL_TRY_CUDA(gather_pieces(gather));
-    } else {
-      PRIMS_NCCL_TRY_CUDA(copy_pieces(key_sources_, arrived_keys_));
-      if constexpr (kHasValues) PRIMS_NCCL_TRY_CUDA(copy_pieces(value_sources_, arrived_values_));
+    if (!direct_) collective(transfer());
+    if (result == ncclSuccess) {
+      if (gathers_) {
+        local(gather_pieces(gather));
+      } else {
+        local(copy_pieces(key_sources_, arrived_keys_));
+        if constexpr (kHasValues) local(copy_pieces(value_sources_, arrived_values_));
+      }
     }
-    // Stored straight from the peers: no rank goes on (nor returns, freeing its buffers) before every rank has
-    // read what it needed from it.
-    if (direct_) PRIMS_NCCL_TRY(ncclAllReduce(own_reach_, own_reach_, 1, ncclUint64, ncclSum, comm_, stream_));
+    // Read straight from the peers: no rank goes on (nor returns, freeing its buffers) before every rank has read
+    // what it needed from it.
+    if (direct_) collective(ncclAllReduce(own_reach_, own_reach_, 1, ncclUint64, ncclSum, comm_, stream_));
+    if (result != ncclSuccess) return result;
     if (events != nullptr) PRIMS_NCCL_TRY_CUDA(cudaEventRecord(events->exchange_end, stream_));
     const Buffers sort_io{arrived_keys_, io_.keys_out, arrived_values_, io_.values_out};
     if (gathers_ && kSortedDigits > 1) {
@@ -407,7 +419,7 @@ class DistributedRadixSort {
       : comm_(comm), ranks_(ranks), rank_(rank), io_(io), n_(n_local), order_(order), stream_(stream) {}
 
   /// The pieces' tables (piece_offsets_ and piece_words_), kPieceOffsetTables and kPieceWordTables arrays of
-  /// ranks * kDigitBuckets entries each (then three counts): what this rank holds, [bucket * ranks + receiver]
+  /// ranks * kDigitBuckets entries each (then three counts): what this rank holds, [receiver * kDigitBuckets + bucket]
   /// (begins, ends); what arrives, in arrival order (begins in the sources, ends, the buckets' begins; sources'
   /// ranks, rows of the all-gathered counts, the first and last arriving piece of the same bucket); the identity
   /// list (0, 1, ...); the gathering pass's order of the arriving pieces (this rank's own first); each arrived
@@ -432,8 +444,8 @@ class DistributedRadixSort {
   const unsigned* held_count() const { return piece_words_ + kPieceWordTables * max_pieces(); }
   const unsigned* arriving_count() const { return held_count() + 1; }
   const unsigned* bucket_count() const { return held_count() + 2; }
-  /// The all-gathered counts of one rank: every piece it holds, every digit of the sorted bits.
-  size_t counts_words() const { return max_pieces() * kSortedDigits * kDigitBuckets; }
+  /// The counts of one rank's pieces for one receiver: one a bucket, every digit of the sorted bits.
+  static constexpr size_t kReceiverCountWords = size_t{kDigitBuckets} * kSortedDigits * kDigitBuckets;
 
   /// Where each arriving piece is read: its sender's partitioned buffer where the ranks reach each other, else
   /// (through NCCL) this rank's own for the kept pieces and the staging area for the others.
@@ -465,10 +477,7 @@ class DistributedRadixSort {
       offsets[kArrivingEnds * pieces + i] = from + piece.count;
       offsets[kArrivingBuckets * pieces + i] = piece.bucket_begin;
       words[kArrivingSources * pieces + i] = static_cast<unsigned>(piece.sender);
-      words[kArrivingRows * pieces + i] =
-          static_cast<unsigned>(static_cast<size_t>(piece.sender) * pieces +
-                                static_cast<size_t>(piece.bucket) * static_cast<size_t>(ranks_) +
-                                static_cast<size_t>(rank_));
+      words[kArrivingRows * pieces + i] = static_cast<unsigned>(piece.sender * kDigitBuckets + piece.bucket);
       size_t first = i;
       while (first > 0 && arriving[first - 1].bucket == piece.bucket) --first;
       size_t last = i + 1;
@@ -581,8 +590,7 @@ class DistributedRadixSort {
     state_sizes(2, kSortedDigits > 1 ? kDigitBuckets : 0, kSortedDigits - 1);
     sizes[kParts - 1] = 0;
     sizes[2 * kParts - 1] /= 2;
-    sizes[kGatherParts - 1] =
-        static_cast<size_t>(ranks) * pieces * kSortedDigits * kDigitBuckets * sizeof(unsigned);
+    sizes[kGatherParts - 1] = static_cast<size_t>(ranks) * kReceiverCountWords * sizeof(unsigned);
   }
 
   struct GatherState {
@@ -640,7 +648,28 @@ class DistributedRadixSort {
         static_cast<const K*>(partitioned_keys_), order_, 0, kSortedBits, gather.counting);
   }
 
-  /// The gathering pass (after the counts' all-gather and, through NCCL, the transfer): each arriving piece's
+  /// Every rank's counts of the pieces it holds for this rank, and this rank's to every rank: one grouped send and
+  /// receive a peer (the rows a receiver needs lie together), this rank's own copied. Receiver r's counts from
+  /// sender q are rows [q * kDigitBuckets, (q + 1) * kDigitBuckets) of its all_counts.
+  ncclResult_t send_counts(const GatherState& gather) const {
+    const size_t words = kReceiverCountWords;
+    const size_t self = static_cast<size_t>(rank_) * words;
+    if (gather.own_counts != nullptr) {
+      PRIMS_NCCL_TRY_CUDA(cudaMemcpyAsync(gather.all_counts + self, gather.own_counts + self, words * sizeof(unsigned),
+                                          cudaMemcpyDeviceToDevice, stream_));
+    }
+    return grouped([&] {
+      for (int q = 0; q < ranks_; ++q) {
+        if (q == rank_) continue;
+        const size_t at = static_cast<size_t>(q) * words;
+        PRIMS_NCCL_TRY(ncclSend(gather.own_counts + at, words, ncclUint32, q, comm_, stream_));
+        PRIMS_NCCL_TRY(ncclRecv(gather.all_counts + at, words, ncclUint32, q, comm_, stream_));
+      }
+      return ncclSuccess;
+    });
+  }
+
+  /// The gathering pass (after the counts' exchange and, through NCCL, the transfer): each arriving piece's
   /// digit starts, then one pass reading every piece where it lies and scattering it on the lowest sorted digit
   /// into its bucket: into the arrived buffer, or keys_out where that is the only digit.
   cudaError_t gather_pieces(const GatherState& gather) const {

@@ -107,8 +107,8 @@ struct BucketExchange {
   /// The most keys any of this rank's buckets holds, and any rank's.
   uint64_t largest_segment = 0;
   uint64_t largest_bucket = 0;
-  /// This rank's piece of every bucket for every receiver (itself included), at [bucket * ranks + receiver]:
-  /// [piece_begins[i], piece_ends[i]) of its partitioned buffer, empty where it has none.
+  /// This rank's piece of every bucket for every receiver (itself included), at [receiver * kDigitBuckets +
+  /// bucket]: [piece_begins[i], piece_ends[i]) of its partitioned buffer, empty where it has none.
   std::vector<uint64_t> piece_begins;
   std::vector<uint64_t> piece_ends;
   /// Every piece that arrives at this rank (the kept ones too), bucket by bucket, each bucket's in sender order:
@@ -308,13 +308,15 @@ class SplitterSearch {
       }
       exchange.chunk_segments.push_back(exchange.segment_begins.size());
     }
-    for (int b = 0; b < kDigitBuckets; ++b) {
-      for (int r = 0; r < p; ++r) {
+    for (int r = 0; r < p; ++r) {
+      for (int b = 0; b < kDigitBuckets; ++b) {
         uint64_t source = 0;
         const uint64_t count = piece(rank_, r, b, source);
         exchange.piece_begins.push_back(count > 0 ? source : 0);
         exchange.piece_ends.push_back(count > 0 ? source + count : 0);
       }
+    }
+    for (int b = 0; b < kDigitBuckets; ++b) {
       for (int q = 0; q < p; ++q) {
         uint64_t source = 0;
         const uint64_t count = piece(q, rank_, b, source);
