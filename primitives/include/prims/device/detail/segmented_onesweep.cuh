@@ -211,7 +211,8 @@ __global__ void __launch_bounds__(Shape::threads)
     count_keys_in_vectors<kThreads, Policy::histogram_items_per_thread>(keys + segment.begin + begin, end - begin,
                                                                          0, 1, count_key);
     if (s + 1 >= count || state.segments[s + 1].first_tile >= last) break;
-    flush(s);
+    // An empty segment counted nothing: no flush (a list may hold many, as the distributed sort's pieces do).
+    if (end > begin) flush(s);
   }
   flush(s);
   if (__syncthreads_or(special) && threadIdx.x == 0) state.words[1] = 1;

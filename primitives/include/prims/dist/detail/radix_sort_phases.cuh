@@ -444,6 +444,8 @@ class DistributedRadixSort {
   const unsigned* held_count() const { return piece_words_ + kPieceWordTables * max_pieces(); }
   const unsigned* arriving_count() const { return held_count() + 1; }
   const unsigned* bucket_count() const { return held_count() + 2; }
+  /// The counts of one rank's pieces for one receiver: one a bucket, every digit of the sorted bits.
+  static constexpr size_t kReceiverCountWords = size_t{kDigitBuckets} * kSortedDigits * kDigitBuckets;
 
   /// Where each arriving piece is read: its sender's partitioned buffer where the ranks reach each other, else
   /// (through NCCL) this rank's own for the kept pieces and the staging area for the others.
@@ -475,9 +477,7 @@ class DistributedRadixSort {
       offsets[kArrivingEnds * pieces + i] = from + piece.count;
       offsets[kArrivingBuckets * pieces + i] = piece.bucket_begin;
       words[kArrivingSources * pieces + i] = static_cast<unsigned>(piece.sender);
-      words[kArrivingRows * pieces + i] = static_cast<unsigned>(static_cast<size_t>(piece.sender) * pieces +
-                                                                static_cast<size_t>(rank_) * kDigitBuckets +
-                                                                static_cast<size_t>(piece.bucket));
+      words[kArrivingRows * pieces + i] = static_cast<unsigned>(piece.sender * kDigitBuckets + piece.bucket);
       size_t first = i;
       while (first > 0 && arriving[first - 1].bucket == piece.bucket) --first;
       size_t last = i + 1;
@@ -590,8 +590,7 @@ class DistributedRadixSort {
     state_sizes(2, kSortedDigits > 1 ? kDigitBuckets : 0, kSortedDigits - 1);
     sizes[kParts - 1] = 0;
     sizes[2 * kParts - 1] /= 2;
-    sizes[kGatherParts - 1] =
-        static_cast<size_t>(ranks) * pieces * kSortedDigits * kDigitBuckets * sizeof(unsigned);
+    sizes[kGatherParts - 1] = static_cast<size_t>(ranks) * kReceiverCountWords * sizeof(unsigned);
   }
 
   struct GatherState {
@@ -649,13 +648,26 @@ class DistributedRadixSort {
         static_cast<const K*>(partitioned_keys_), order_, 0, kSortedBits, gather.counting);
   }
 
-  /// Every rank's counts of the pieces it holds, all-gathered: sender q's counts for this rank are rows
-  /// q * max_pieces() + rank * kDigitBuckets + bucket of all_counts. One all-gather moves them faster than a send
-  /// and a receive a peer of the rows a receiver needs (1.8 ms more a call on two H100s, 2026-11-25), though it
-  /// moves every rank's counts to every rank: ranks^2 * 256 rows of kSortedDigits * 1 KB.
+  /// Every rank's counts of the pieces it holds for this rank, and this rank's to every rank: one grouped send and
+  /// receive a peer (the rows a receiver needs lie together; an all-gather would move every rank's rows to every
+  /// rank), this rank's own copied. Sender q's counts for this rank are rows [q * kDigitBuckets, (q + 1) *
+  /// kDigitBuckets) of all_counts.
   ncclResult_t gather_counts(const GatherState& gather) const {
-    return ncclAllGather(gather.own_counts, gather.all_counts, max_pieces() * kSortedDigits * kDigitBuckets,
-                         ncclUint32, comm_, stream_);
+    const size_t words = kReceiverCountWords;
+    const size_t self = static_cast<size_t>(rank_) * words;
+    if (gather.own_counts != nullptr) {
+      PRIMS_NCCL_TRY_CUDA(cudaMemcpyAsync(gather.all_counts + self, gather.own_counts + self, words * sizeof(unsigned),
+                                          cudaMemcpyDeviceToDevice, stream_));
+    }
+    return grouped([&] {
+      for (int q = 0; q < ranks_; ++q) {
+        if (q == rank_) continue;
+        const size_t at = static_cast<size_t>(q) * words;
+        PRIMS_NCCL_TRY(ncclSend(gather.own_counts + at, words, ncclUint32, q, comm_, stream_));
+        PRIMS_NCCL_TRY(ncclRecv(gather.all_counts + at, words, ncclUint32, q, comm_, stream_));
+      }
+      return ncclSuccess;
+    });
   }
 
   /// The gathering pass (after the counts' exchange and, through NCCL, the transfer): each arriving piece's
