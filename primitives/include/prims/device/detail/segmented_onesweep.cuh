@@ -245,7 +245,8 @@ __global__ void __launch_bounds__(Tile::kDigits) segmented_onesweep_starts_kerne
 
 /// What one launch of the pass kernel does: a pass (rank and scatter, or a copy where the segment's pass is
 /// trivial), or a copy of every tile (`copy`: the in-place sort's last step; null arrays are not copied). A gather
-/// pass reads segment s from key_sources[s's source] (value_sources[...]) instead of buffers.keys_in.
+/// pass reads segment s from key_sources[s's source] (value_sources[...]) instead of buffers.keys_in (the pass
+/// kernel's GATHER instance).
 template <class K, class V>
 struct SegmentedOnesweepPass {
   PassBuffers<K, V> buffers;
@@ -272,7 +273,9 @@ __device__ inline unsigned interleaved_tile(unsigned k, unsigned first_tiles, un
   return through > before ? before : first_tiles + (k - before);
 }
 
-template <class Policy, class K, class V>
+/// GATHER: a gather pass (segments read from their sources, written from their out_begin on, tiles interleaved);
+/// the other passes compile without it (what it adds to every tile cost them about 1.5%).
+template <class Policy, class K, class V, bool GATHER = false>
 __global__ void __launch_bounds__(Policy::block_threads, Policy::min_blocks_per_sm)
     segmented_onesweep_pass_kernel(SegmentedOnesweepState state, SegmentedOnesweepPass<K, V> args) {
   using Tile = OnesweepTile<Policy, K, V>;
@@ -285,14 +288,16 @@ __global__ void __launch_bounds__(Policy::block_threads, Policy::min_blocks_per_
   allow_dependent_grids();
   const unsigned num_tiles = state.words[0];
   const bool special_keys = state.words[1] != 0;
-  const unsigned count = *state.count < state.capacity ? *state.count : state.capacity;
-  const unsigned first_tiles =
-      args.interleaved < count ? state.segments[args.interleaved].first_tile : num_tiles;
+  unsigned first_tiles = num_tiles;
+  if constexpr (GATHER) {
+    const unsigned count = *state.count < state.capacity ? *state.count : state.capacity;
+    if (args.interleaved < count) first_tiles = state.segments[args.interleaved].first_tile;
+  }
   for (;;) {
     const unsigned taken = take_work(args.tile_counter, tile_id);
     __syncthreads();  // tile_id is rewritten by the next round
     if (taken >= num_tiles) return;
-    const unsigned tile = args.interleaved != 0 ? interleaved_tile(taken, first_tiles, num_tiles) : taken;
+    const unsigned tile = GATHER && args.interleaved != 0 ? interleaved_tile(taken, first_tiles, num_tiles) : taken;
     if (args.next_lookback != nullptr && threadIdx.x < kDigits) {
       args.next_lookback[static_cast<size_t>(tile) * kDigits + threadIdx.x] = 0;
     }
@@ -320,13 +325,13 @@ __global__ void __launch_bounds__(Policy::block_threads, Policy::min_blocks_per_
     }
     // The segment's view of the pass: positions count from the segment's begin (its out_begin in the output),
     // tiles from its first tile.
-    const K* keys_in = args.key_sources != nullptr ? args.key_sources[segment.source] : args.buffers.keys_in;
-    PassBuffers<K, V> buffers{keys_in + segment.begin, args.buffers.keys_out + segment.out_begin, nullptr, nullptr};
+    const K* keys_in = GATHER ? args.key_sources[segment.source] : args.buffers.keys_in;
+    const size_t out_begin = GATHER ? segment.out_begin : segment.begin;
+    PassBuffers<K, V> buffers{keys_in + segment.begin, args.buffers.keys_out + out_begin, nullptr, nullptr};
     if constexpr (kHasValues<V>) {
-      const V* values_in =
-          args.value_sources != nullptr ? args.value_sources[segment.source] : args.buffers.values_in;
+      const V* values_in = GATHER ? args.value_sources[segment.source] : args.buffers.values_in;
       buffers.values_in = values_in + segment.begin;
-      buffers.values_out = args.buffers.values_out + segment.out_begin;
+      buffers.values_out = args.buffers.values_out + out_begin;
     }
     unsigned* lookback = args.lookback + static_cast<size_t>(segment.first_tile) * kDigits;
     // A segment is one portion (it has fewer than kOnesweepPortionMaxItems keys).
@@ -474,7 +479,8 @@ cudaError_t segmented_onesweep_gather_pass(SegmentedOnesweepState state, const K
   PassBuffers<K, V> buffers{nullptr, keys_out, nullptr, values_out};
   const SegmentedOnesweepPass<K, V> pass{buffers, key_sources, value_sources, digit_of, 0, false,
                                          state.words + 2,  state.lookback[0], nullptr, interleaved};
-  return launch_persistent(segmented_onesweep_pass_kernel<Policy, K, V>, ~size_t{0}, Policy::block_threads, 0, stream,
+  return launch_persistent(segmented_onesweep_pass_kernel<Policy, K, V, true>, ~size_t{0}, Policy::block_threads, 0,
+                           stream,
                            state, pass);
 }
 

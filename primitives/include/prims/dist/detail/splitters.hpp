@@ -76,8 +76,8 @@ struct ArrivingPiece {
 };
 
 /// A contiguous range of one chunk's exchange with one peer: the sender's pieces for it, back to back in its
-/// partitioned buffer (`offset`: where they begin), or, at the receiver, where they are staged (`offset` into the
-/// chunk's own region of the output, peers in rank order) before each piece is copied to its place.
+/// partitioned buffer (`offset`: where they begin), or, at the receiver, where NCCL stages them (`offset` into the
+/// chunk's own region of the staging area, peers in rank order) for the exchange to read each piece there.
 struct ExchangeRange {
   int peer;
   uint64_t offset;
