@@ -274,7 +274,7 @@ __device__ inline unsigned interleaved_tile(unsigned k, unsigned first_tiles, un
 }
 
 /// GATHER: a gather pass (segments read from their sources, written from their out_begin on, tiles interleaved);
-/// the other passes compile without it (in every pass it cost the u32 sorts 1.3-1.7% on an H100).
+/// the other passes compile without it, as it slowed them (docs/design-notes.md, "Distributed radix sort").
 template <class Policy, class K, class V, bool GATHER = false>
 __global__ void __launch_bounds__(Policy::block_threads, Policy::min_blocks_per_sm)
     segmented_onesweep_pass_kernel(SegmentedOnesweepState state, SegmentedOnesweepPass<K, V> args) {
