@@ -203,7 +203,7 @@ Simulation simulate(const std::vector<Buffer>& shards, int key_bits) {
 /// Checks what arrives at rank r as the gathering pass reads it (BucketExchange::arriving): every piece in arrival
 /// order, back to back from 0, by bucket and then sender; each the sender's own piece of that bucket for r
 /// (piece_begins, piece_ends at [receiver * kDigitBuckets + bucket]), staged where NCCL's receive range from the sender puts it, in its bucket's segment.
-void check_arriving_pieces(const std::vector<BucketExchange>& exchanges, const Simulation& sim, int r, int chunks) {
+void check_arriving_pieces(const std::vector<BucketExchange>& exchanges, const Simulation& sim, int r) {
   const int ranks = static_cast<int>(exchanges.size());
   const BucketExchange& exchange = exchanges[static_cast<size_t>(r)];
   uint64_t position = 0;
@@ -211,10 +211,8 @@ void check_arriving_pieces(const std::vector<BucketExchange>& exchanges, const S
   const ArrivingPiece* previous = nullptr;
   // Where the next piece from each sender is staged: its receive ranges, in order.
   std::vector<std::vector<std::pair<uint64_t, uint64_t>>> ranges(static_cast<size_t>(ranks));
-  for (int c = 0; c < chunks; ++c) {
-    for (const auto& range : exchange.receive_ranges[static_cast<size_t>(c)]) {
-      ranges[static_cast<size_t>(range.peer)].emplace_back(range.offset, range.count);
-    }
+  for (const auto& range : exchange.receive_ranges) {
+    ranges[static_cast<size_t>(range.peer)].emplace_back(range.offset, range.count);
   }
   std::vector<size_t> range_of(static_cast<size_t>(ranks), 0);
   std::vector<uint64_t> used(static_cast<size_t>(ranks), 0);
@@ -260,104 +258,71 @@ void check_arriving_pieces(const std::vector<BucketExchange>& exchanges, const S
   }
 }
 
-/// Checks the bucket-by-bucket exchange of every rank (BucketExchange) in `chunks` chunks: sends match the peers'
-/// receives piece for piece, what arrives (received and kept) fills each rank's buffer exactly, every segment holds
-/// keys of one top digit, and the segments sorted one by one are the reference slice.
-void check_bucket_exchange(const Simulation& sim, const Buffer& reference, int key_bits, int chunks) {
+/// Checks the bucket-by-bucket exchange of every rank (BucketExchange): sends match the peers' receives piece for
+/// piece and as one range a peer, staged back to back in peer order; what arrives fills each rank's buffer exactly
+/// (check_arriving_pieces); every segment holds keys of one top digit; and the segments sorted one by one are the
+/// reference slice.
+void check_bucket_exchange(const Simulation& sim, const Buffer& reference, int key_bits) {
   const int ranks = static_cast<int>(sim.searches.size());
-  SCOPED_TRACE(std::to_string(chunks) + " chunks");
   std::vector<BucketExchange> exchanges;
-  for (const auto& search : sim.searches) {
-    exchanges.push_back(search.bucket_exchange(sim.summaries, sim.root_offsets, chunks));
-  }
+  for (const auto& search : sim.searches) exchanges.push_back(search.bucket_exchange(sim.summaries, sim.root_offsets));
   auto same = [](const ExchangePiece& a, const ExchangePiece& b) {
     return a.source == b.source && a.destination == b.destination && a.count == b.count;
   };
   uint64_t target = 0;
+  uint64_t largest = 0;
   for (int r = 0; r < ranks; ++r) {
     const BucketExchange& exchange = exchanges[static_cast<size_t>(r)];
-    ASSERT_EQ(exchange.sends.size(), static_cast<size_t>(chunks));
-    ASSERT_EQ(exchange.chunk_segments.size(), static_cast<size_t>(chunks) + 1);
     const uint64_t n_r = size_of(sim.buffers[static_cast<size_t>(r)]);
-    // What r receives from q in chunk c is what q sends to r in chunk c, in the same order.
-    for (int c = 0; c < chunks; ++c) {
-      for (int q = 0; q < ranks; ++q) {
-        if (q == r) continue;
-        std::vector<ExchangePiece> sent, received;
-        for (const ExchangePiece& piece : exchanges[static_cast<size_t>(q)].sends[static_cast<size_t>(c)]) {
-          if (piece.peer == r) sent.push_back(piece);
-        }
-        for (const ExchangePiece& piece : exchange.receives[static_cast<size_t>(c)]) {
-          if (piece.peer == q) received.push_back(piece);
-        }
-        ASSERT_EQ(sent.size(), received.size()) << "chunk " << c << " from " << q << " to " << r;
-        for (size_t i = 0; i < sent.size(); ++i) EXPECT_TRUE(same(sent[i], received[i])) << "piece " << i;
-        // The same as one range: q's pieces back to back from the range's offset, r's staged range as long.
-        uint64_t sent_offset = 0, sent_count = 0, staged_count = 0;
-        for (const auto& range : exchanges[static_cast<size_t>(q)].send_ranges[static_cast<size_t>(c)]) {
-          if (range.peer == r) sent_offset = range.offset, sent_count += range.count;
-        }
-        for (const auto& range : exchange.receive_ranges[static_cast<size_t>(c)]) {
-          if (range.peer == q) staged_count += range.count;
-        }
-        uint64_t position = sent_offset;
-        for (const ExchangePiece& piece : sent) {
-          EXPECT_EQ(piece.source, position) << "a gap in the range from " << q << " to " << r;
-          position += piece.count;
-        }
-        EXPECT_EQ(position - sent_offset, sent_count);
-        EXPECT_EQ(staged_count, sent_count);
+    // What r receives from q is what q sends to r, in the same order.
+    for (int q = 0; q < ranks; ++q) {
+      if (q == r) continue;
+      std::vector<ExchangePiece> sent, received;
+      for (const ExchangePiece& piece : exchanges[static_cast<size_t>(q)].sends) {
+        if (piece.peer == r) sent.push_back(piece);
       }
-    }
-    // Each chunk's received ranges are staged back to back from the chunk's first position, within the chunk.
-    for (int c = 0; c < chunks; ++c) {
-      const size_t first = exchange.chunk_segments[static_cast<size_t>(c)];
-      const size_t last = exchange.chunk_segments[static_cast<size_t>(c) + 1];
-      const auto& ranges = exchange.receive_ranges[static_cast<size_t>(c)];
-      if (ranges.empty()) continue;
-      ASSERT_LT(first, last);
-      uint64_t staged = exchange.segment_begins[first];
-      int previous_peer = -1;
-      for (const auto& range : ranges) {
-        EXPECT_GT(range.peer, previous_peer);
-        EXPECT_NE(range.peer, r);
-        EXPECT_EQ(range.offset, staged);
-        previous_peer = range.peer;
-        staged += range.count;
+      for (const ExchangePiece& piece : exchange.receives) {
+        if (piece.peer == q) received.push_back(piece);
       }
-      EXPECT_LE(staged, exchange.segment_ends[last - 1]);
-    }
-    // Everything that lands at r, by destination: it must tile [0, n_r).
-    std::vector<std::pair<uint64_t, Buffer>> landed;
-    for (int c = 0; c < chunks; ++c) {
-      for (const auto* pieces : {&exchange.receives[static_cast<size_t>(c)], &exchange.keeps[static_cast<size_t>(c)]}) {
-        for (const ExchangePiece& piece : *pieces) {
-          EXPECT_GT(piece.count, 0u);
-          if (pieces == &exchange.keeps[static_cast<size_t>(c)]) {
-            EXPECT_EQ(piece.peer, r);
-          }
-          // Chunk c's pieces land inside chunk c's segments.
-          const size_t first = exchange.chunk_segments[static_cast<size_t>(c)];
-          const size_t last = exchange.chunk_segments[static_cast<size_t>(c) + 1];
-          ASSERT_LT(first, last) << "a piece in a chunk without buckets";
-          EXPECT_GE(piece.destination, exchange.segment_begins[first]);
-          EXPECT_LE(piece.destination + piece.count, exchange.segment_ends[last - 1]);
-          landed.emplace_back(piece.destination,
-                              slice(sim.buffers[static_cast<size_t>(piece.peer)], piece.source, piece.count));
-        }
+      ASSERT_EQ(sent.size(), received.size()) << "from " << q << " to " << r;
+      for (size_t i = 0; i < sent.size(); ++i) EXPECT_TRUE(same(sent[i], received[i])) << "piece " << i;
+      // The same as one range: q's pieces back to back from the range's offset, r's staged range as long.
+      uint64_t sent_offset = 0, sent_count = 0, staged_count = 0;
+      for (const auto& range : exchanges[static_cast<size_t>(q)].send_ranges) {
+        if (range.peer == r) sent_offset = range.offset, sent_count += range.count;
       }
+      for (const auto& range : exchange.receive_ranges) {
+        if (range.peer == q) staged_count += range.count;
+      }
+      uint64_t position = sent_offset;
+      for (const ExchangePiece& piece : sent) {
+        EXPECT_EQ(piece.source, position) << "a gap in the range from " << q << " to " << r;
+        position += piece.count;
+      }
+      EXPECT_EQ(position - sent_offset, sent_count);
+      EXPECT_EQ(staged_count, sent_count);
     }
-    std::sort(landed.begin(), landed.end(),
-              [](const auto& a, const auto& b) { return a.first < b.first; });
+    // The received ranges are staged back to back from 0, in peer order.
+    uint64_t staged = 0;
+    int previous_peer = -1;
+    for (const auto& range : exchange.receive_ranges) {
+      EXPECT_GT(range.peer, previous_peer);
+      EXPECT_NE(range.peer, r);
+      EXPECT_EQ(range.offset, staged);
+      previous_peer = range.peer;
+      staged += range.count;
+    }
+    EXPECT_LE(staged, n_r);
+    check_arriving_pieces(exchanges, sim, r);
+    // Everything that lands at r, by destination (arriving tiles [0, n_r): check_arriving_pieces).
     Buffer arrived;
-    for (const auto& [destination, pieces] : landed) {
-      EXPECT_EQ(destination, size_of(arrived)) << "rank " << r << ": a gap or an overlap";
+    for (const ArrivingPiece& piece : exchange.arriving) {
+      const Buffer pieces = slice(sim.buffers[static_cast<size_t>(piece.sender)], piece.source, piece.count);
       arrived.insert(arrived.end(), pieces.begin(), pieces.end());
     }
     EXPECT_EQ(size_of(arrived), n_r);
     // The segments cover the buffer in order, each one top digit; sorted one by one they are r's slice.
     uint64_t position = 0;
-    uint64_t largest = 0;
     Buffer sorted;
     const int top_shift = key_bits - 8;
     for (size_t i = 0; i < exchange.segment_begins.size(); ++i) {
@@ -372,16 +337,10 @@ void check_bucket_exchange(const Simulation& sim, const Buffer& reference, int k
       sorted.insert(sorted.end(), segment.begin(), segment.end());
     }
     EXPECT_EQ(position, n_r);
-    EXPECT_EQ(largest, exchange.largest_segment);
     EXPECT_TRUE(normalized(sorted) == normalized(slice(reference, target, n_r))) << "rank " << r;
     target += n_r;
-    check_arriving_pieces(exchanges, sim, r, chunks);
   }
-  uint64_t largest_anywhere = 0;
-  for (const BucketExchange& exchange : exchanges) {
-    largest_anywhere = std::max(largest_anywhere, exchange.largest_segment);
-  }
-  for (const BucketExchange& exchange : exchanges) EXPECT_EQ(exchange.largest_bucket, largest_anywhere);
+  for (const BucketExchange& exchange : exchanges) EXPECT_EQ(exchange.largest_bucket, largest);
 }
 
 /// Simulates the search and checks every rank's plan against the brute-force reference.
@@ -422,7 +381,7 @@ void check_plans(const std::vector<Buffer>& shards, int key_bits) {
     target += n_r;
   }
   if (ranks > 1) {
-    for (int chunks : {1, 3, 8}) check_bucket_exchange(sim, all, key_bits, chunks);
+    check_bucket_exchange(sim, all, key_bits);
   }
 }
 

@@ -343,7 +343,7 @@ class DistributedRadixSort {
     PRIMS_NCCL_TRY_CUDA(copy_to_host(reaches, reaches_));
     PRIMS_NCCL_TRY_CUDA(cudaStreamSynchronize(stream_));
     direct_ = std::all_of(reaches.begin(), reaches.end(), [](uint64_t r) { return r != 0; });
-    exchange_ = search.bucket_exchange(all_cuts, root_offsets, 1);
+    exchange_ = search.bucket_exchange(all_cuts, root_offsets);
     // Buckets larger than a segmented Onesweep segment at any rank (skewed keys): every rank copies, then sorts
     // by Onesweep whole (all ranks decide alike: the gathering pass has collectives).
     gathers_ = !kArrivesSorted && exchange_.largest_bucket < prims::detail::kOnesweepPortionMaxItems;
@@ -410,9 +410,6 @@ class DistributedRadixSort {
     return exchange_and_sort();
   }
 
-  /// The exchange bucket by bucket (after partition()).
-  const BucketExchange& bucket_exchange() const { return exchange_; }
-
  private:
   DistributedRadixSort(ncclComm_t comm, int ranks, int rank, Buffers io, size_t n_local, Order order,
                        cudaStream_t stream)
@@ -421,7 +418,7 @@ class DistributedRadixSort {
   /// The pieces' tables (piece_offsets_ and piece_words_), kPieceOffsetTables and kPieceWordTables arrays of
   /// ranks * kDigitBuckets entries each (then three counts): what this rank holds, [receiver * kDigitBuckets + bucket]
   /// (begins, ends); what arrives, in arrival order (begins in the sources, ends, the buckets' begins; sources'
-  /// ranks, rows of the all-gathered counts, the first and last arriving piece of the same bucket); the identity
+  /// ranks, rows of the received counts, the first and last arriving piece of the same bucket); the identity
   /// list (0, 1, ...); the gathering pass's order of the arriving pieces (this rank's own first); each arrived
   /// bucket's first and last arriving piece; the number of pieces held, of pieces arriving and of buckets.
   static constexpr int kPieceOffsetTables = 5;
@@ -731,11 +728,11 @@ class DistributedRadixSort {
     V* staged_values = stages_in_arrived() ? arrived_values_ : io_.values_out;
     if constexpr (kArrivesSorted) {
       return grouped([&] {
-        for (const ExchangePiece& piece : exchange_.sends[0]) {
+        for (const ExchangePiece& piece : exchange_.sends) {
           PRIMS_NCCL_TRY(send(partitioned_keys_ + piece.source, piece.count, piece.peer));
           if constexpr (kHasValues) PRIMS_NCCL_TRY(send(partitioned_values_ + piece.source, piece.count, piece.peer));
         }
-        for (const ExchangePiece& piece : exchange_.receives[0]) {
+        for (const ExchangePiece& piece : exchange_.receives) {
           PRIMS_NCCL_TRY(receive(arrived_keys_ + piece.destination, piece.count, piece.peer));
           if constexpr (kHasValues) {
             PRIMS_NCCL_TRY(receive(arrived_values_ + piece.destination, piece.count, piece.peer));
@@ -745,11 +742,11 @@ class DistributedRadixSort {
       });
     }
     return grouped([&] {
-      for (const ExchangeRange& range : exchange_.send_ranges[0]) {
+      for (const ExchangeRange& range : exchange_.send_ranges) {
         PRIMS_NCCL_TRY(send(partitioned_keys_ + range.offset, range.count, range.peer));
         if constexpr (kHasValues) PRIMS_NCCL_TRY(send(partitioned_values_ + range.offset, range.count, range.peer));
       }
-      for (const ExchangeRange& range : exchange_.receive_ranges[0]) {
+      for (const ExchangeRange& range : exchange_.receive_ranges) {
         PRIMS_NCCL_TRY(receive(staged_keys + range.offset, range.count, range.peer));
         if constexpr (kHasValues) PRIMS_NCCL_TRY(receive(staged_values + range.offset, range.count, range.peer));
       }

@@ -75,37 +75,31 @@ struct ArrivingPiece {
   uint64_t count;
 };
 
-/// A contiguous range of one chunk's exchange with one peer: the sender's pieces for it, back to back in its
-/// partitioned buffer (`offset`: where they begin), or, at the receiver, where NCCL stages them (`offset` into the
-/// chunk's own region of the staging area, peers in rank order) for the exchange to read each piece there.
+/// A contiguous range of the exchange with one peer: the sender's pieces for it, back to back in its partitioned
+/// buffer (`offset`: where they begin), or, at the receiver, where NCCL stages them (`offset` into the staging
+/// area, peers in rank order) for the exchange to read each piece there.
 struct ExchangeRange {
   int peer;
   uint64_t offset;
   uint64_t count;
 };
 
-/// The exchange bucket by bucket, in chunks. What arrives at a rank is laid out bucket by bucket (top digit of the
-/// root partition) and, inside a bucket, by sender rank, each sender's piece in its source order: every bucket is
-/// a stable segment of keys sharing their top digit, so the arrived keys need only the remaining digits sorted,
-/// one segment at a time. Each receiver splits its buckets into `chunks` runs of whole buckets holding about equal
-/// numbers of keys (empty runs where there are too few buckets); chunk c of the exchange moves every receiver's
-/// run c, so a receiver can sort run c while later runs are in flight. Sends to a peer and the peer's receives
-/// list the same pieces in the same order (bucket order within a chunk): NCCL matches them in that order.
+/// The exchange bucket by bucket. What arrives at a rank is laid out bucket by bucket (top digit of the root
+/// partition) and, inside a bucket, by sender rank, each sender's piece in its source order: every bucket is a
+/// stable segment of keys sharing their top digit, so the arrived keys need only the remaining digits sorted, one
+/// segment at a time. Sends to a peer and the peer's receives list the same pieces in the same order (bucket
+/// order): NCCL matches them in that order.
 struct BucketExchange {
-  /// [chunk]: the pieces this rank sends, receives and keeps (copies to itself).
-  std::vector<std::vector<ExchangePiece>> sends;
-  std::vector<std::vector<ExchangePiece>> receives;
-  std::vector<std::vector<ExchangePiece>> keeps;
-  /// [chunk]: the same sends and receives as one range a peer (empty ones left out), in peer order.
-  std::vector<std::vector<ExchangeRange>> send_ranges;
-  std::vector<std::vector<ExchangeRange>> receive_ranges;
+  /// The pieces this rank sends and receives, peer by peer, each peer's in bucket order.
+  std::vector<ExchangePiece> sends;
+  std::vector<ExchangePiece> receives;
+  /// The same sends and receives as one range a peer (empty ones left out), in peer order.
+  std::vector<ExchangeRange> send_ranges;
+  std::vector<ExchangeRange> receive_ranges;
   /// This rank's non-empty buckets in its arrived buffer, in order: [segment_begins[i], segment_ends[i]).
   std::vector<uint64_t> segment_begins;
   std::vector<uint64_t> segment_ends;
-  /// Chunk c's buckets are segments [chunk_segments[c], chunk_segments[c + 1]).
-  std::vector<size_t> chunk_segments;
-  /// The most keys any of this rank's buckets holds, and any rank's.
-  uint64_t largest_segment = 0;
+  /// The most keys any rank's bucket holds.
   uint64_t largest_bucket = 0;
   /// This rank's piece of every bucket for every receiver (itself included), at [receiver * kDigitBuckets +
   /// bucket]: [piece_begins[i], piece_ends[i]) of its partitioned buffer, empty where it has none.
@@ -126,7 +120,7 @@ struct BucketExchange {
 ///     all-reduce; search.refine(local_offsets, global_offsets);
 ///   }
 ///   all-gather search.cut_summary() into summaries, every rank's root offsets into root_offsets;
-///   BucketExchange exchange = search.bucket_exchange(summaries, root_offsets, chunks);
+///   BucketExchange exchange = search.bucket_exchange(summaries, root_offsets);
 class SplitterSearch {
  public:
   /// rank_counts: n of every rank, in rank order. The search starts with the root pending (level 0).
@@ -206,11 +200,9 @@ class SplitterSearch {
 
   /// The exchange bucket by bucket (BucketExchange), from every rank's cut_summary() concatenated in rank order
   /// (after done()) and every rank's kBucketOffsets offsets of its root partition concatenated in rank order.
-  /// `chunks` is 1 to 64; all ranks must pass the same.
-  BucketExchange bucket_exchange(const std::vector<uint64_t>& summaries, const std::vector<uint64_t>& root_offsets,
-                                 int chunks) const {
+  BucketExchange bucket_exchange(const std::vector<uint64_t>& summaries,
+                                 const std::vector<uint64_t>& root_offsets) const {
     const int p = ranks();
-    chunks = std::clamp(chunks, 1, 64);
     // q's keys of bucket b that go to r, and where they start in q's buffer.
     auto piece = [&](int q, int r, int b, uint64_t& source) {
       const uint64_t* offsets = &root_offsets[static_cast<size_t>(q) * kBucketOffsets];
@@ -218,38 +210,25 @@ class SplitterSearch {
       const uint64_t end = std::min(left_of(summaries, q, r + 1), offsets[b + 1]);
       return end > source ? end - source : uint64_t{0};
     };
-    // Receiver r's layout: each bucket's first position, and the first bucket of each chunk.
-    struct Layout {
-      std::vector<uint64_t> bucket_start = std::vector<uint64_t>(kDigitBuckets + 1, 0);
-      std::vector<int> chunk_start;
-    };
-    std::vector<Layout> layouts(static_cast<size_t>(p));
-    uint64_t largest_bucket = 0;
+    BucketExchange exchange;
+    // Receiver r's layout: each bucket's first position.
+    std::vector<std::vector<uint64_t>> bucket_starts(static_cast<size_t>(p),
+                                                     std::vector<uint64_t>(kDigitBuckets + 1, 0));
     for (int r = 0; r < p; ++r) {
-      Layout& layout = layouts[static_cast<size_t>(r)];
+      std::vector<uint64_t>& start = bucket_starts[static_cast<size_t>(r)];
       for (int b = 0; b < kDigitBuckets; ++b) {
         uint64_t size = 0;
         for (int q = 0; q < p; ++q) {
           uint64_t source = 0;
           size += piece(q, r, b, source);
         }
-        layout.bucket_start[b + 1] = layout.bucket_start[b] + size;
-        largest_bucket = std::max(largest_bucket, size);
-      }
-      // Chunk c ends at the first bucket that brings the running total to c / chunks of the whole.
-      const uint64_t total = layout.bucket_start[kDigitBuckets];
-      layout.chunk_start.assign(static_cast<size_t>(chunks) + 1, kDigitBuckets);
-      layout.chunk_start[0] = 0;
-      int c = 1;
-      for (int b = 0; b < kDigitBuckets && c < chunks; ++b) {
-        while (c < chunks && layout.bucket_start[b + 1] * static_cast<uint64_t>(chunks) >= total * c) {
-          layout.chunk_start[static_cast<size_t>(c++)] = b + 1;
-        }
+        start[b + 1] = start[b] + size;
+        exchange.largest_bucket = std::max(exchange.largest_bucket, size);
       }
     }
     // Where q's piece of bucket b lands at r: after the bucket's pieces from ranks before q.
     auto destination = [&](int q, int r, int b) {
-      uint64_t position = layouts[static_cast<size_t>(r)].bucket_start[b];
+      uint64_t position = bucket_starts[static_cast<size_t>(r)][b];
       for (int before = 0; before < q; ++before) {
         uint64_t source = 0;
         position += piece(before, r, b, source);
@@ -257,56 +236,38 @@ class SplitterSearch {
       return position;
     };
 
-    BucketExchange exchange;
-    exchange.largest_bucket = largest_bucket;
-    exchange.sends.resize(static_cast<size_t>(chunks));
-    exchange.receives.resize(static_cast<size_t>(chunks));
-    exchange.keeps.resize(static_cast<size_t>(chunks));
-    exchange.send_ranges.resize(static_cast<size_t>(chunks));
-    exchange.receive_ranges.resize(static_cast<size_t>(chunks));
-    exchange.chunk_segments.push_back(0);
-    const Layout& mine = layouts[static_cast<size_t>(rank_)];
-    // Where each peer's piece of each bucket is staged at this rank, [peer * kDigitBuckets + bucket].
+    const std::vector<uint64_t>& mine = bucket_starts[static_cast<size_t>(rank_)];
+    // Where each peer's piece of each bucket is staged at this rank, [peer * kDigitBuckets + bucket]: received
+    // ranges back to back from 0, in peer order.
     std::vector<uint64_t> staged_at(static_cast<size_t>(p) * kDigitBuckets, 0);
-    for (int c = 0; c < chunks; ++c) {
-      const size_t chunk = static_cast<size_t>(c);
-      // Received ranges are staged from the chunk's first position on, in peer order.
-      uint64_t staged = mine.bucket_start[mine.chunk_start[chunk]];
-      for (int peer = 0; peer < p; ++peer) {
-        // To peer: its chunk c's buckets; from peer: this rank's chunk c's buckets.
-        const Layout& theirs = layouts[static_cast<size_t>(peer)];
-        for (int b = theirs.chunk_start[chunk]; b < theirs.chunk_start[chunk + 1]; ++b) {
-          uint64_t source = 0;
-          const uint64_t count = piece(rank_, peer, b, source);
-          if (count == 0) continue;
-          const ExchangePiece sent{peer, source, destination(rank_, peer, b), count};
-          (peer == rank_ ? exchange.keeps : exchange.sends)[chunk].push_back(sent);
-          if (peer == rank_) continue;
-          // Consecutive buckets of one rank's range are adjacent in its buffer: one range a peer.
-          auto& ranges = exchange.send_ranges[chunk];
-          if (ranges.empty() || ranges.back().peer != peer) ranges.push_back({peer, source, 0});
-          ranges.back().count += count;
-        }
-        if (peer == rank_) continue;
-        uint64_t received = 0;
-        for (int b = mine.chunk_start[chunk]; b < mine.chunk_start[chunk + 1]; ++b) {
-          uint64_t source = 0;
-          const uint64_t count = piece(peer, rank_, b, source);
-          if (count > 0) exchange.receives[chunk].push_back({peer, source, destination(peer, rank_, b), count});
-          staged_at[static_cast<size_t>(peer) * kDigitBuckets + static_cast<size_t>(b)] = staged + received;
-          received += count;
-        }
-        if (received > 0) exchange.receive_ranges[chunk].push_back({peer, staged, received});
-        staged += received;
+    uint64_t staged = 0;
+    for (int peer = 0; peer < p; ++peer) {
+      if (peer == rank_) continue;
+      for (int b = 0; b < kDigitBuckets; ++b) {
+        uint64_t source = 0;
+        const uint64_t count = piece(rank_, peer, b, source);
+        if (count == 0) continue;
+        exchange.sends.push_back({peer, source, destination(rank_, peer, b), count});
+        // Consecutive buckets of one rank's range are adjacent in its buffer: one range a peer.
+        auto& ranges = exchange.send_ranges;
+        if (ranges.empty() || ranges.back().peer != peer) ranges.push_back({peer, source, 0});
+        ranges.back().count += count;
       }
-      for (int b = mine.chunk_start[chunk]; b < mine.chunk_start[chunk + 1]; ++b) {
-        const uint64_t size = mine.bucket_start[b + 1] - mine.bucket_start[b];
-        if (size == 0) continue;
-        exchange.segment_begins.push_back(mine.bucket_start[b]);
-        exchange.segment_ends.push_back(mine.bucket_start[b + 1]);
-        exchange.largest_segment = std::max(exchange.largest_segment, size);
+      uint64_t received = 0;
+      for (int b = 0; b < kDigitBuckets; ++b) {
+        uint64_t source = 0;
+        const uint64_t count = piece(peer, rank_, b, source);
+        if (count > 0) exchange.receives.push_back({peer, source, destination(peer, rank_, b), count});
+        staged_at[static_cast<size_t>(peer) * kDigitBuckets + static_cast<size_t>(b)] = staged + received;
+        received += count;
       }
-      exchange.chunk_segments.push_back(exchange.segment_begins.size());
+      if (received > 0) exchange.receive_ranges.push_back({peer, staged, received});
+      staged += received;
+    }
+    for (int b = 0; b < kDigitBuckets; ++b) {
+      if (mine[b + 1] == mine[b]) continue;
+      exchange.segment_begins.push_back(mine[b]);
+      exchange.segment_ends.push_back(mine[b + 1]);
     }
     for (int r = 0; r < p; ++r) {
       for (int b = 0; b < kDigitBuckets; ++b) {
@@ -324,7 +285,7 @@ class SplitterSearch {
         exchange.arriving.push_back({q, b, source,
                                      q == rank_ ? uint64_t{0}
                                                 : staged_at[static_cast<size_t>(q) * kDigitBuckets + static_cast<size_t>(b)],
-                                     mine.bucket_start[static_cast<size_t>(b)], destination(q, rank_, b), count});
+                                     mine[static_cast<size_t>(b)], destination(q, rank_, b), count});
       }
     }
     return exchange;
