@@ -179,6 +179,10 @@ class DistributedRadixSort {
   static constexpr int kSortedDigits = kSortedBits / kDigitBits;
   /// Keys of one digit need no local sort: what arrives lands in keys_out, sorted.
   static constexpr bool kArrivesSorted = kSortedBits == 0;
+  /// Where the ranks read each other's buffers, a rank copies 1/kStagedShare of its shard's count from its peers
+  /// ahead of the gathering pass, while it counts its own pieces: about what the links carry in that time (a link
+  /// direction moves about an eighth of what the memory reads, NV18 against HBM3), which the pass then reads nearby.
+  static constexpr size_t kStagedShare = 8;
   static constexpr int kParts = 17;
   /// The segmented Onesweep storage of the counting and of the gathering pass (sized for Onesweep's default
   /// tiles, which holds the fewer large ones).
@@ -242,7 +246,7 @@ class DistributedRadixSort {
                                   pieces * sizeof(PieceCopy),
                                   (1 + static_cast<size_t>(ranks)) * sizeof(PeerIdentity),
                                   (1 + static_cast<size_t>(ranks)) * sizeof(uint64_t),
-                                  2 * static_cast<size_t>(ranks) * sizeof(void*),
+                                  4 * static_cast<size_t>(ranks) * sizeof(void*),
                                   kPieceOffsetTables * pieces * sizeof(uint64_t),
                                   (kPieceWordTables * pieces + 3) * sizeof(unsigned)};
     void* parts[kParts];
@@ -272,7 +276,7 @@ class DistributedRadixSort {
     s.own_reach_ = static_cast<uint64_t*>(parts[13]);
     s.reaches_ = s.own_reach_ + 1;
     s.key_sources_ = static_cast<const K**>(parts[14]);
-    s.value_sources_ = reinterpret_cast<const V**>(s.key_sources_ + ranks);
+    s.value_sources_ = reinterpret_cast<const V**>(s.key_sources_ + 2 * static_cast<size_t>(ranks));
     s.piece_offsets_ = static_cast<uint64_t*>(parts[15]);
     s.piece_words_ = static_cast<unsigned*>(parts[16]);
     return ncclSuccess;
@@ -371,6 +375,10 @@ class DistributedRadixSort {
       if (result == ncclSuccess) result = error;
     };
     GatherState gather{};
+    // The copies ahead run on the copy engines while this rank counts: every peer's partitioned buffer is final
+    // (partition() ended with a collective after every rank's last partition).
+    SideCopies ahead;
+    if (!staged_prefixes_.empty()) local(copy_ahead(ahead));
     if (gathers_) {
       // Every piece's counts, before NCCL's transfer (which then travels alone).
       local(gather_storage(gather));
@@ -380,7 +388,8 @@ class DistributedRadixSort {
     if (!direct_) collective(transfer());
     if (result == ncclSuccess) {
       if (gathers_) {
-        local(gather_pieces(gather));
+        if (ahead.done != nullptr) local(cudaStreamWaitEvent(stream_, ahead.done, 0));
+        if (result == ncclSuccess) local(gather_pieces(gather));
       } else {
         local(copy_pieces(key_sources_, arrived_keys_));
         if constexpr (kHasValues) local(copy_pieces(value_sources_, arrived_values_));
@@ -444,10 +453,18 @@ class DistributedRadixSort {
   /// The counts of one rank's pieces for one receiver: one a bucket, every digit of the sorted bits.
   static constexpr size_t kReceiverCountWords = size_t{kDigitBuckets} * kSortedDigits * kDigitBuckets;
 
-  /// Where each arriving piece is read: its sender's partitioned buffer where the ranks reach each other, else
-  /// (through NCCL) this rank's own for the kept pieces and the staging area for the others.
-  uint64_t read_offset(const ArrivingPiece& piece) const {
-    return direct_ || piece.sender == rank_ ? piece.source : piece.staged;
+  /// Where arriving piece i is read: its sender's partitioned buffer where the ranks reach each other (unless it
+  /// was copied ahead: staged_prefixes_), else (through NCCL) this rank's own for the kept pieces and the staging
+  /// area for the others.
+  uint64_t read_offset(size_t i) const {
+    const ArrivingPiece& piece = exchange_.arriving[i];
+    return piece.sender == rank_ || (direct_ && staged_pieces_[i] == 0) ? piece.source : piece.staged;
+  }
+  /// Its row of the sources tables: the sender's rank, or ranks + the sender's rank where it is read from the
+  /// staging area after a copy ahead.
+  unsigned read_source(size_t i) const {
+    const ArrivingPiece& piece = exchange_.arriving[i];
+    return static_cast<unsigned>(direct_ && staged_pieces_[i] != 0 ? ranks_ + piece.sender : piece.sender);
   }
 
   /// NCCL stages what arrives in whichever of keys_out and the arrived buffer the exchange does not write: the
@@ -466,14 +483,18 @@ class DistributedRadixSort {
     const std::vector<ArrivingPiece>& arriving = exchange_.arriving;
     // Keys of one digit through NCCL are received straight into place: only the kept pieces are copied.
     const bool copies_received = direct_ || !kArrivesSorted;
+    // Where the ranks read each other's buffers, the gathering pass reads some far pieces from a copy made ahead.
+    staged_prefixes_ = direct_ && gathers_ ? staged_prefixes(exchange_, rank_, n_ / kStagedShare, staged_pieces_)
+                                           : std::vector<StagedPrefix>{};
+    staged_pieces_.resize(arriving.size(), 0);
     std::vector<PieceCopy> copies;
     for (size_t i = 0; i < arriving.size(); ++i) {
       const ArrivingPiece& piece = arriving[i];
-      const uint64_t from = read_offset(piece);
+      const uint64_t from = read_offset(i);
       offsets[kArrivingBegins * pieces + i] = from;
       offsets[kArrivingEnds * pieces + i] = from + piece.count;
       offsets[kArrivingBuckets * pieces + i] = piece.bucket_begin;
-      words[kArrivingSources * pieces + i] = static_cast<unsigned>(piece.sender);
+      words[kArrivingSources * pieces + i] = read_source(i);
       words[kArrivingRows * pieces + i] = static_cast<unsigned>(piece.sender * kDigitBuckets + piece.bucket);
       size_t first = i;
       while (first > 0 && arriving[first - 1].bucket == piece.bucket) --first;
@@ -487,13 +508,16 @@ class DistributedRadixSort {
     }
     copies_ = copies.size();
     for (size_t i = 0; i < pieces; ++i) words[kPieceIds * pieces + i] = static_cast<unsigned>(i);
-    // The gathering pass takes this rank's own pieces' tiles in proportion with the others'.
+    // The gathering pass takes the tiles of the pieces read nearby (this rank's own, and those copied ahead) in
+    // proportion with the others'.
     size_t listed = 0;
-    for (const bool own : {true, false}) {
+    for (const bool near : {true, false}) {
       for (size_t i = 0; i < arriving.size(); ++i) {
-        if ((arriving[i].sender == rank_) == own) words[kGatherOrder * pieces + listed++] = static_cast<unsigned>(i);
+        if ((arriving[i].sender == rank_ || staged_pieces_[i] != 0) == near) {
+          words[kGatherOrder * pieces + listed++] = static_cast<unsigned>(i);
+        }
       }
-      if (own) own_pieces_ = static_cast<unsigned>(listed);
+      if (near) near_pieces_ = static_cast<unsigned>(listed);
     }
     // Each arrived bucket's pieces (the segments are the non-empty buckets, in arrival order).
     size_t segment = 0;
@@ -517,10 +541,13 @@ class DistributedRadixSort {
     // Every rank's buffers as the exchange reads them.
     const K* staged_keys = stages_in_arrived() ? arrived_keys_ : io_.keys_out;
     const V* staged_values = stages_in_arrived() ? arrived_values_ : io_.values_out;
-    std::vector<const void*> sources(2 * static_cast<size_t>(ranks_), nullptr);
+    // Keys' rows, then values': every rank's buffer as read (read_source: [0, ranks)), then the staging area for
+    // the pieces copied ahead ([ranks, 2 ranks)).
+    const size_t rows = 2 * static_cast<size_t>(ranks_);
+    std::vector<const void*> sources(2 * rows, nullptr);
     for (int q = 0; q < ranks_; ++q) {
       const size_t k = static_cast<size_t>(q);
-      const size_t v = static_cast<size_t>(ranks_ + q);
+      const size_t v = rows + k;
       if (q == rank_) {
         sources[k] = partitioned_keys_;
         sources[v] = partitioned_values_;
@@ -528,6 +555,8 @@ class DistributedRadixSort {
         sources[k] = direct_ ? peers_.keys(q) : staged_keys;
         sources[v] = direct_ ? peers_.values(q) : static_cast<const void*>(staged_values);
       }
+      sources[k + static_cast<size_t>(ranks_)] = staged_keys;
+      sources[v + static_cast<size_t>(ranks_)] = staged_values;
     }
     PRIMS_NCCL_TRY_CUDA(cudaMemcpyAsync(key_sources_, sources.data(), sources.size() * sizeof(void*),
                                         cudaMemcpyHostToDevice, stream_));
@@ -691,7 +720,7 @@ class DistributedRadixSort {
       return prims::detail::segmented_onesweep_gather_pass<K, V, uint64_t, decltype(tiles)>(
           gather.gathering, key_sources_, value_sources_, keys_out, values_out, offset_table(kArrivingBegins),
           offset_table(kArrivingEnds), offset_table(kArrivingBuckets), word_table(kArrivingSources), digit,
-          direct_ ? own_pieces_ : 0u, stream_);
+          direct_ ? near_pieces_ : 0u, stream_);
     });
   }
 
@@ -717,6 +746,49 @@ class DistributedRadixSort {
           static_cast<const uint64_t*>(segment_ends_), order_, kDigitBits, kSortedBits, partitioned_keys_,
           partitioned_values_, stream_, fill_counts);
     });
+  }
+
+  /// A side stream and its events, released when it goes (work still queued on them completes first).
+  struct SideCopies {
+    cudaStream_t stream = nullptr;
+    cudaEvent_t start = nullptr;
+    cudaEvent_t done = nullptr;
+    SideCopies() = default;
+    SideCopies(const SideCopies&) = delete;
+    SideCopies& operator=(const SideCopies&) = delete;
+    ~SideCopies() {
+      if (done != nullptr) cudaEventDestroy(done);
+      if (start != nullptr) cudaEventDestroy(start);
+      if (stream != nullptr) cudaStreamDestroy(stream);
+    }
+  };
+
+  /// The copies ahead (staged_prefixes_): each peer's prefix from its partitioned buffer (over the links) to the
+  /// staging area, on a side stream that starts after everything queued on the stream so far; `side.done` marks
+  /// their end. Set only once every copy is queued.
+  cudaError_t copy_ahead(SideCopies& side) const {
+    SideCopies queued;
+    PRIMS_TRY(cudaStreamCreateWithFlags(&queued.stream, cudaStreamNonBlocking));
+    PRIMS_TRY(cudaEventCreateWithFlags(&queued.start, cudaEventDisableTiming));
+    PRIMS_TRY(cudaEventCreateWithFlags(&queued.done, cudaEventDisableTiming));
+    PRIMS_TRY(cudaEventRecord(queued.start, stream_));
+    PRIMS_TRY(cudaStreamWaitEvent(queued.stream, queued.start, 0));
+    K* staged_keys = stages_in_arrived() ? arrived_keys_ : io_.keys_out;
+    V* staged_values = stages_in_arrived() ? arrived_values_ : io_.values_out;
+    for (const StagedPrefix& prefix : staged_prefixes_) {
+      PRIMS_TRY(cudaMemcpyAsync(staged_keys + prefix.staged, static_cast<const K*>(peers_.keys(prefix.peer)) + prefix.source,
+                                prefix.count * sizeof(K), cudaMemcpyDeviceToDevice, queued.stream));
+      if constexpr (kHasValues) {
+        PRIMS_TRY(cudaMemcpyAsync(staged_values + prefix.staged,
+                                  static_cast<const V*>(peers_.values(prefix.peer)) + prefix.source,
+                                  prefix.count * sizeof(V), cudaMemcpyDeviceToDevice, queued.stream));
+      }
+    }
+    PRIMS_TRY(cudaEventRecord(queued.done, queued.stream));
+    std::swap(side.stream, queued.stream);
+    std::swap(side.start, queued.start);
+    std::swap(side.done, queued.done);
+    return cudaSuccess;
   }
 
   /// Through NCCL: one grouped call of a send and a receive a peer (one range each: a rank's pieces for a peer
@@ -857,8 +929,12 @@ class DistributedRadixSort {
   bool gathers_ = false;
   /// The copies in piece_copies_ (where the exchange copies).
   size_t copies_ = 0;
-  /// This rank's own arriving pieces: the first ones of the gathering pass's order.
-  unsigned own_pieces_ = 0;
+  /// The arriving pieces read nearby (this rank's own and those copied ahead): the first ones of the gathering
+  /// pass's order.
+  unsigned near_pieces_ = 0;
+  /// What this rank copies ahead from each peer, and whether each arriving piece is among it.
+  std::vector<StagedPrefix> staged_prefixes_;
+  std::vector<char> staged_pieces_;
 };
 
 /// The whole sort behind the public calls: the two-phase protocol, then the three phases. Never throws (host
