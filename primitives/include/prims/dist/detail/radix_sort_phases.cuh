@@ -181,8 +181,9 @@ class DistributedRadixSort {
   static constexpr bool kArrivesSorted = kSortedBits == 0;
   /// Where the ranks read each other's buffers, a rank copies 1/kStagedShare of its shard's count from its peers
   /// ahead of the gathering pass, while it counts its own pieces: about what the links carry in that time (a link
-  /// direction moves about an eighth of what the memory reads, NV18 against HBM3), which the pass then reads nearby.
-  static constexpr size_t kStagedShare = 8;
+  /// direction moves about an eighth of what the memory reads, NV18 against HBM3; 8-byte keys count longer, their
+  /// seven digits against three), which the pass then reads nearby.
+  static constexpr size_t kStagedShare = sizeof(K) > 4 ? 5 : 8;
   static constexpr int kParts = 17;
   /// The segmented Onesweep storage of the counting and of the gathering pass (sized for Onesweep's default
   /// tiles, which holds the fewer large ones).
