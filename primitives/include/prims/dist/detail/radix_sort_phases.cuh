@@ -13,9 +13,11 @@
 //                       it lies and scattered on the lowest digit into its bucket, after the bucket's pieces from
 //                       lower ranks, as if the bucket had been sorted whole. Where all ranks share this process and
 //                       their GPUs reach each other (peer_buffers.cuh), the pass reads the peers' partitioned
-//                       buffers over the links (NVLink): no copy, no staging, and the link time hides behind the
-//                       pass's own work. Otherwise (ranks in several processes, or PRIMS_DIST_EXCHANGE=nccl) one
-//                       grouped ncclSend/ncclRecv, a range a peer, stages what arrives first. The remaining digits
+//                       buffers over the links (NVLink), except a prefix of each peer's range that the copy
+//                       engines bring over while the rank counts (copy_ahead), which it reads nearby: the links
+//                       work during the counting too. Otherwise (ranks in several processes, or
+//                       PRIMS_DIST_EXCHANGE=nccl) one grouped ncclSend/ncclRecv, a range a peer, stages what arrives
+//                       first. The remaining digits
 //                       are sorted by the segmented sort, one segment a bucket. Every bucket is stable (sender
 //                       rank, then source index), and so is every pass: ties keep (rank, index) order.
 // With one rank only the local sort runs (keys_in to keys_out). Keys of one digit (8 bits) need no digit pass:
@@ -777,7 +779,8 @@ class DistributedRadixSort {
     K* staged_keys = stages_in_arrived() ? arrived_keys_ : io_.keys_out;
     V* staged_values = stages_in_arrived() ? arrived_values_ : io_.values_out;
     for (const StagedPrefix& prefix : staged_prefixes_) {
-      PRIMS_TRY(cudaMemcpyAsync(staged_keys + prefix.staged, static_cast<const K*>(peers_.keys(prefix.peer)) + prefix.source,
+      PRIMS_TRY(cudaMemcpyAsync(staged_keys + prefix.staged,
+                                static_cast<const K*>(peers_.keys(prefix.peer)) + prefix.source,
                                 prefix.count * sizeof(K), cudaMemcpyDeviceToDevice, queued.stream));
       if constexpr (kHasValues) {
         PRIMS_TRY(cudaMemcpyAsync(staged_values + prefix.staged,
