@@ -24,12 +24,8 @@ using prims::dist::detail::ExchangePiece;
 using prims::dist::detail::kBucketOffsets;
 using prims::dist::detail::kDigitBuckets;
 using prims::dist::detail::SplitterSearch;
-using prims::dist::detail::kNotStaged;
-using prims::dist::detail::staged_offsets;
 using prims::dist::detail::staged_prefixes;
 using prims::dist::detail::StagedPrefix;
-using prims::dist::detail::whole_buckets;
-using prims::dist::detail::WholeBuckets;
 
 /// `count` consecutive elements of one source rank, from source index `first`, all with key `key` (the ordered
 /// sort bits).
@@ -157,7 +153,6 @@ struct Simulation {
   std::vector<ExchangePlan> plans;
   std::vector<Buffer> buffers;  // every rank's partitioned buffer after the search
   int rounds = 0;
-  std::vector<uint64_t> rank_counts;   // every rank's count
   std::vector<uint64_t> root_offsets;  // every rank's offsets of its root partition, in rank order
   std::vector<uint64_t> summaries;     // every rank's cut summary, in rank order
   std::vector<SplitterSearch> searches;
@@ -170,7 +165,6 @@ Simulation simulate(const std::vector<Buffer>& shards, int key_bits) {
   for (const Buffer& shard : shards) rank_counts.push_back(size_of(shard));
   Simulation sim;
   sim.buffers = shards;
-  sim.rank_counts = rank_counts;
   std::vector<SplitterSearch> searches;
   for (int r = 0; r < ranks; ++r) searches.emplace_back(rank_counts, r, key_bits);
   while (!searches[0].done()) {
@@ -268,84 +262,69 @@ void check_arriving_pieces(const std::vector<BucketExchange>& exchanges, const S
   }
 }
 
-/// Checks what rank r copies ahead from its peers under `budget` (staged_prefixes, from the root partition's
-/// offsets only) against the final exchange: each copied bucket goes whole to r (its every piece for r is the
-/// sender's whole bucket, arriving at r), each copy is one peer's run of whole buckets within its share of the
-/// budget, staged back to back from 0, and the pieces copied (staged_offsets) land inside r's staging area at the
-/// copy's offsets.
-void check_staged_prefixes(const Simulation& sim, const BucketExchange& exchange, int r, uint64_t budget) {
-  const WholeBuckets whole = whole_buckets(sim.rank_counts, sim.root_offsets, r);
-  ASSERT_LE(whole.first, whole.last);
-  auto offset = [&](int q, int b) {
-    return sim.root_offsets[static_cast<size_t>(q) * kBucketOffsets + static_cast<size_t>(b)];
-  };
-  // Every piece of a whole bucket that arrives is its sender's whole bucket; every non-empty one arrives.
-  for (int b = whole.first; b < whole.last; ++b) {
-    for (int q = 0; q < static_cast<int>(sim.rank_counts.size()); ++q) {
-      const uint64_t size = offset(q, b + 1) - offset(q, b);
-      size_t found = 0;
-      for (const ArrivingPiece& piece : exchange.arriving) {
-        if (piece.sender != q || piece.bucket != b) continue;
-        ++found;
-        EXPECT_EQ(piece.source, offset(q, b)) << "bucket " << b << " from " << q << " cut at " << r;
-        EXPECT_EQ(piece.count, size);
-      }
-      EXPECT_EQ(found, size > 0 ? 1u : 0u) << "bucket " << b << " from " << q << " to " << r;
-    }
+/// Checks what rank r copies ahead from its peers under `budget` (staged_prefixes): from each peer the first
+/// pieces of its range only, whole, as one copy from the first one's source to its staged place; at most each
+/// peer's share of the budget (in proportion to what it sends), and no more pieces would fit it.
+void check_staged_prefixes(const BucketExchange& exchange, int r, uint64_t budget) {
+  std::vector<char> staged;
+  const std::vector<StagedPrefix> prefixes = staged_prefixes(exchange, r, budget, staged);
+  ASSERT_EQ(staged.size(), exchange.arriving.size());
+  std::map<int, uint64_t> far;
+  uint64_t far_total = 0;
+  for (const ArrivingPiece& piece : exchange.arriving) {
+    if (piece.sender != r) far[piece.sender] += piece.count, far_total += piece.count;
   }
-  uint64_t total = 0;
-  for (int q = 0; q < static_cast<int>(sim.rank_counts.size()); ++q) {
-    if (q != r) total += offset(q, whole.last) - offset(q, whole.first);
-  }
-  const std::vector<StagedPrefix> prefixes = staged_prefixes(sim.rank_counts, sim.root_offsets, r, budget);
-  uint64_t staged = 0;
-  int previous = -1;
+  uint64_t copied = 0;
+  std::set<int> peers;
   for (const StagedPrefix& prefix : prefixes) {
     EXPECT_NE(prefix.peer, r);
-    EXPECT_GT(prefix.peer, previous);
-    previous = prefix.peer;
-    EXPECT_EQ(prefix.first_bucket, whole.first);
-    EXPECT_LE(prefix.last_bucket, whole.last);
-    EXPECT_EQ(prefix.source, offset(prefix.peer, whole.first));
-    EXPECT_EQ(prefix.count, offset(prefix.peer, prefix.last_bucket) - prefix.source);
-    EXPECT_EQ(prefix.staged, staged);
-    staged += prefix.count;
-    const uint64_t held = offset(prefix.peer, whole.last) - offset(prefix.peer, whole.first);
-    const double share = budget >= total ? static_cast<double>(held)
-                                         : static_cast<double>(budget) * static_cast<double>(held) /
-                                               static_cast<double>(total);
+    EXPECT_TRUE(peers.insert(prefix.peer).second) << "one copy a peer";
+    const double share = budget >= far_total ? static_cast<double>(far[prefix.peer])
+                                             : static_cast<double>(budget) * static_cast<double>(far[prefix.peer]) /
+                                                   static_cast<double>(far_total);
     EXPECT_LE(static_cast<double>(prefix.count), share);
-    if (prefix.last_bucket < whole.last) {
-      EXPECT_GT(static_cast<double>(offset(prefix.peer, prefix.last_bucket + 1) - prefix.source), share)
-          << "a bucket that fits is left";
-    }
-  }
-  EXPECT_LE(staged, budget);
-  EXPECT_LE(staged, size_of(sim.buffers[static_cast<size_t>(r)])) << "the copies fit the staging area";
-  if (budget >= total) {
-    EXPECT_EQ(staged, total) << "a budget for everything copies everything";
-  }
-  const std::vector<uint64_t> at = staged_offsets(exchange, prefixes);
-  ASSERT_EQ(at.size(), exchange.arriving.size());
-  uint64_t covered = 0;
-  for (size_t i = 0; i < at.size(); ++i) {
-    const ArrivingPiece& piece = exchange.arriving[i];
-    bool copied = false;
-    for (const StagedPrefix& prefix : prefixes) {
-      if (prefix.peer != piece.sender || piece.bucket < prefix.first_bucket || piece.bucket >= prefix.last_bucket) {
+    // The peer's pieces in arrival order: staged ones first, back to back from the copy's start.
+    uint64_t source = prefix.source;
+    uint64_t staged_at = prefix.staged;
+    bool in_prefix = true;
+    bool first = true;
+    for (size_t i = 0; i < exchange.arriving.size(); ++i) {
+      const ArrivingPiece& piece = exchange.arriving[i];
+      if (piece.sender != prefix.peer) continue;
+      if (first) {
+        EXPECT_EQ(piece.source, prefix.source) << "the copy starts at the peer's first piece";
+        EXPECT_EQ(piece.staged, prefix.staged);
+        first = false;
+      }
+      if (staged[i] == 0) {
+        if (in_prefix) {
+          EXPECT_GT(static_cast<double>(source - prefix.source + piece.count), share) << "a piece that fits is left";
+        }
+        in_prefix = false;
         continue;
       }
-      copied = true;
-      EXPECT_EQ(at[i], prefix.staged + piece.source - prefix.source);
-      EXPECT_LE(at[i] + piece.count, prefix.staged + prefix.count);
+      EXPECT_TRUE(in_prefix) << "a staged piece after one that is not";
+      EXPECT_EQ(piece.source, source);
+      EXPECT_EQ(piece.staged, staged_at);
+      source += piece.count;
+      staged_at += piece.count;
     }
-    if (copied) {
-      covered += piece.count;
-    } else {
-      EXPECT_EQ(at[i], kNotStaged);
+    EXPECT_EQ(source - prefix.source, prefix.count);
+    copied += prefix.count;
+  }
+  EXPECT_LE(copied, budget);
+  if (budget >= far_total) {
+    EXPECT_EQ(copied, far_total) << "a budget for everything copies everything";
+  }
+  for (size_t i = 0; i < exchange.arriving.size(); ++i) {
+    const int q = exchange.arriving[i].sender;
+    if (staged[i] != 0) {
+      EXPECT_EQ(peers.count(q), 1u);
+    }
+    if (q == r) {
+      EXPECT_EQ(staged[i], 0) << "own pieces are never copied";
     }
   }
-  EXPECT_EQ(covered, staged) << "every key copied ahead is read from its copy";
 }
 
 /// Checks the bucket-by-bucket exchange of every rank (BucketExchange): sends match the peers' receives piece for
@@ -405,7 +384,7 @@ void check_bucket_exchange(const Simulation& sim, const Buffer& reference, int k
     EXPECT_LE(staged, n_r);
     check_arriving_pieces(exchanges, sim, r);
     for (const uint64_t budget : {uint64_t{0}, n_r / 8, n_r / 3, ~uint64_t{0}}) {
-      check_staged_prefixes(sim, exchange, r, budget);
+      check_staged_prefixes(exchange, r, budget);
     }
     // Everything that lands at r, by destination (arriving tiles [0, n_r): check_arriving_pieces).
     Buffer arrived;

@@ -164,31 +164,6 @@ __global__ void __launch_bounds__(kDigits)
   }
 }
 
-/// A side stream and its two events, released when it goes (work queued on them completes first); movable.
-struct SideCopies {
-  cudaStream_t stream = nullptr;
-  cudaEvent_t start = nullptr;
-  cudaEvent_t done = nullptr;
-  SideCopies() = default;
-  SideCopies(SideCopies&& other) noexcept { swap(other); }
-  SideCopies& operator=(SideCopies&& other) noexcept {
-    swap(other);
-    return *this;
-  }
-  SideCopies(const SideCopies&) = delete;
-  SideCopies& operator=(const SideCopies&) = delete;
-  ~SideCopies() {
-    if (done != nullptr) cudaEventDestroy(done);
-    if (start != nullptr) cudaEventDestroy(start);
-    if (stream != nullptr) cudaStreamDestroy(stream);
-  }
-  void swap(SideCopies& other) noexcept {
-    std::swap(stream, other.stream);
-    std::swap(start, other.start);
-    std::swap(done, other.done);
-  }
-};
-
 template <class K, class V>
 class DistributedRadixSort {
   static_assert(kIsRadixKey<K>, "distributed-sort keys are 1 to 8-byte integers, float or double");
@@ -210,7 +185,7 @@ class DistributedRadixSort {
   /// ahead of the gathering pass, while it counts its own pieces: about what the links carry in that time (a link
   /// direction moves about an eighth of what the memory reads, NV18 against HBM3; 8-byte keys count longer, their
   /// seven digits against three), which the pass then reads nearby.
-  static constexpr size_t kStagedShare = sizeof(K) > 4 ? 4 : 6;
+  static constexpr size_t kStagedShare = sizeof(K) > 4 ? 5 : 8;
   static constexpr int kParts = 17;
   /// The segmented Onesweep storage of the counting and of the gathering pass (sized for Onesweep's default
   /// tiles, which holds the fewer large ones).
@@ -342,13 +317,6 @@ class DistributedRadixSort {
                                         cudaMemcpyDeviceToHost, stream_));
     PRIMS_NCCL_TRY_CUDA(cudaStreamSynchronize(stream_));
     const uint64_t reach = direct_allowed() && peers_.open(identities, rank_) ? 1 : 0;
-    // Where this rank reads its peers' buffers, it starts copying their keys of the buckets that come to it whole,
-    // on the copy engines, while the splitter rounds and the counting run (their root partitions are done: the
-    // all-gather above came after them). Used where every rank reads its peers' (direct_), else only waited for.
-    if (reach != 0 && !kArrivesSorted) {
-      staged_prefixes_ = staged_prefixes(rank_counts, root_offsets, rank_, n_ / kStagedShare);
-      if (!staged_prefixes_.empty()) PRIMS_NCCL_TRY_CUDA(copy_ahead());
-    }
     const auto mine = root_offsets.begin() + static_cast<std::ptrdiff_t>(rank_) * kBucketOffsets;
     std::vector<uint64_t> local_offsets(mine, mine + kBucketOffsets);
     std::vector<uint64_t> global_offsets(kBucketOffsets, 0);
@@ -410,18 +378,21 @@ class DistributedRadixSort {
       if (result == ncclSuccess) result = error;
     };
     GatherState gather{};
+    // The copies ahead run on the copy engines while this rank counts: every peer's partitioned buffer is final
+    // (partition() ended with a collective after every rank's last partition).
+    SideCopies ahead;
+    if (!staged_prefixes_.empty()) local(copy_ahead(ahead));
     if (gathers_) {
       // Every piece's counts, before NCCL's transfer (which then travels alone).
       local(gather_storage(gather));
       if (result == ncclSuccess) local(count_pieces(gather));
       collective(gather_counts(gather));
     }
-    // The copies ahead end before anything else writes the staging area or reads what they brought.
-    if (ahead_.done != nullptr) local(cudaStreamWaitEvent(stream_, ahead_.done, 0));
     if (!direct_) collective(transfer());
     if (result == ncclSuccess) {
       if (gathers_) {
-        local(gather_pieces(gather));
+        if (ahead.done != nullptr) local(cudaStreamWaitEvent(stream_, ahead.done, 0));
+        if (result == ncclSuccess) local(gather_pieces(gather));
       } else {
         local(copy_pieces(key_sources_, arrived_keys_));
         if constexpr (kHasValues) local(copy_pieces(value_sources_, arrived_values_));
@@ -485,18 +456,18 @@ class DistributedRadixSort {
   /// The counts of one rank's pieces for one receiver: one a bucket, every digit of the sorted bits.
   static constexpr size_t kReceiverCountWords = size_t{kDigitBuckets} * kSortedDigits * kDigitBuckets;
 
-  /// Where arriving piece i is read: where it was copied ahead (staged_at_), else its sender's partitioned buffer
-  /// where the ranks reach each other, else (through NCCL) this rank's own for the kept pieces and the staging area
-  /// for the others.
+  /// Where arriving piece i is read: its sender's partitioned buffer where the ranks reach each other (unless it
+  /// was copied ahead: staged_prefixes_), else (through NCCL) this rank's own for the kept pieces and the staging
+  /// area for the others.
   uint64_t read_offset(size_t i) const {
     const ArrivingPiece& piece = exchange_.arriving[i];
-    if (staged_at_[i] != kNotStaged) return staged_at_[i];
-    return piece.sender == rank_ || direct_ ? piece.source : piece.staged;
+    return piece.sender == rank_ || (direct_ && staged_pieces_[i] == 0) ? piece.source : piece.staged;
   }
-  /// Its row of the sources tables: the sender's rank, or ranks + the sender's rank where it was copied ahead.
+  /// Its row of the sources tables: the sender's rank, or ranks + the sender's rank where it is read from the
+  /// staging area after a copy ahead.
   unsigned read_source(size_t i) const {
     const ArrivingPiece& piece = exchange_.arriving[i];
-    return static_cast<unsigned>(staged_at_[i] != kNotStaged ? ranks_ + piece.sender : piece.sender);
+    return static_cast<unsigned>(direct_ && staged_pieces_[i] != 0 ? ranks_ + piece.sender : piece.sender);
   }
 
   /// NCCL stages what arrives in whichever of keys_out and the arrived buffer the exchange does not write: the
@@ -515,9 +486,10 @@ class DistributedRadixSort {
     const std::vector<ArrivingPiece>& arriving = exchange_.arriving;
     // Keys of one digit through NCCL are received straight into place: only the kept pieces are copied.
     const bool copies_received = direct_ || !kArrivesSorted;
-    // Where the ranks read each other's buffers, the gathering pass reads the pieces copied ahead nearby.
-    staged_at_ = direct_ && gathers_ ? staged_offsets(exchange_, staged_prefixes_)
-                                     : std::vector<uint64_t>(arriving.size(), kNotStaged);
+    // Where the ranks read each other's buffers, the gathering pass reads some far pieces from a copy made ahead.
+    staged_prefixes_ = direct_ && gathers_ ? staged_prefixes(exchange_, rank_, n_ / kStagedShare, staged_pieces_)
+                                           : std::vector<StagedPrefix>{};
+    staged_pieces_.resize(arriving.size(), 0);
     std::vector<PieceCopy> copies;
     for (size_t i = 0; i < arriving.size(); ++i) {
       const ArrivingPiece& piece = arriving[i];
@@ -544,7 +516,7 @@ class DistributedRadixSort {
     size_t listed = 0;
     for (const bool near : {true, false}) {
       for (size_t i = 0; i < arriving.size(); ++i) {
-        if ((arriving[i].sender == rank_ || staged_at_[i] != kNotStaged) == near) {
+        if ((arriving[i].sender == rank_ || staged_pieces_[i] != 0) == near) {
           words[kGatherOrder * pieces + listed++] = static_cast<unsigned>(i);
         }
       }
@@ -779,10 +751,25 @@ class DistributedRadixSort {
     });
   }
 
-  /// The copies ahead (staged_prefixes_): each from a peer's partitioned buffer (over the links) to the staging
-  /// area, on a side stream that starts after everything queued on the stream so far; ahead_.done marks their end,
-  /// set only once every copy is queued.
-  cudaError_t copy_ahead() {
+  /// A side stream and its events, released when it goes (work still queued on them completes first).
+  struct SideCopies {
+    cudaStream_t stream = nullptr;
+    cudaEvent_t start = nullptr;
+    cudaEvent_t done = nullptr;
+    SideCopies() = default;
+    SideCopies(const SideCopies&) = delete;
+    SideCopies& operator=(const SideCopies&) = delete;
+    ~SideCopies() {
+      if (done != nullptr) cudaEventDestroy(done);
+      if (start != nullptr) cudaEventDestroy(start);
+      if (stream != nullptr) cudaStreamDestroy(stream);
+    }
+  };
+
+  /// The copies ahead (staged_prefixes_): each peer's prefix from its partitioned buffer (over the links) to the
+  /// staging area, on a side stream that starts after everything queued on the stream so far; `side.done` marks
+  /// their end. Set only once every copy is queued.
+  cudaError_t copy_ahead(SideCopies& side) const {
     SideCopies queued;
     PRIMS_TRY(cudaStreamCreateWithFlags(&queued.stream, cudaStreamNonBlocking));
     PRIMS_TRY(cudaEventCreateWithFlags(&queued.start, cudaEventDisableTiming));
@@ -802,7 +789,9 @@ class DistributedRadixSort {
       }
     }
     PRIMS_TRY(cudaEventRecord(queued.done, queued.stream));
-    ahead_.swap(queued);
+    std::swap(side.stream, queued.stream);
+    std::swap(side.start, queued.start);
+    std::swap(side.done, queued.done);
     return cudaSuccess;
   }
 
@@ -947,11 +936,9 @@ class DistributedRadixSort {
   /// The arriving pieces read nearby (this rank's own and those copied ahead): the first ones of the gathering
   /// pass's order.
   unsigned near_pieces_ = 0;
-  /// What this rank copies ahead from each peer, on ahead_'s stream, and where each arriving piece copied ahead lies
-  /// in the staging area (kNotStaged: not copied).
+  /// What this rank copies ahead from each peer, and whether each arriving piece is among it.
   std::vector<StagedPrefix> staged_prefixes_;
-  SideCopies ahead_;
-  std::vector<uint64_t> staged_at_;
+  std::vector<char> staged_pieces_;
 };
 
 /// The whole sort behind the public calls: the two-phase protocol, then the three phases. Never throws (host

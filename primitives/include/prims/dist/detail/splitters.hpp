@@ -110,96 +110,62 @@ struct BucketExchange {
   std::vector<ArrivingPiece> arriving;
 };
 
-/// The top buckets [first, last) that go whole to one rank, whatever the finer digits: those no rank boundary falls
-/// strictly inside. Known from every rank's count and root offsets (rank q's at [q * kBucketOffsets]), after the
-/// root partition and before the splitter rounds, so a rank can start copying its peers' keys of these buckets
-/// while the rounds run: the rounds only reorder keys inside the buckets the boundaries cut.
-struct WholeBuckets {
-  int first;
-  int last;
-};
-
-inline WholeBuckets whole_buckets(const std::vector<uint64_t>& rank_counts, const std::vector<uint64_t>& root_offsets,
-                                  int rank) {
-  uint64_t begin = 0;  // the rank's first global position
-  for (int q = 0; q < rank; ++q) begin += rank_counts[static_cast<size_t>(q)];
-  const uint64_t end = begin + rank_counts[static_cast<size_t>(rank)];
-  WholeBuckets whole{kDigitBuckets, kDigitBuckets};
-  uint64_t bucket_begin = 0;  // global position of bucket b's first key
-  for (int b = 0; b < kDigitBuckets; ++b) {
-    uint64_t size = 0;
-    for (size_t q = 0; q < rank_counts.size(); ++q) {
-      size += root_offsets[q * kBucketOffsets + static_cast<size_t>(b) + 1] -
-              root_offsets[q * kBucketOffsets + static_cast<size_t>(b)];
-    }
-    const bool inside = bucket_begin >= begin && bucket_begin + size <= end;
-    if (inside && whole.first == kDigitBuckets) whole.first = b;
-    if (!inside && whole.first != kDigitBuckets && whole.last == kDigitBuckets) whole.last = b;
-    bucket_begin += size;
-  }
-  if (whole.first == kDigitBuckets) whole.last = kDigitBuckets;
-  return whole;
-}
-
-/// What a rank copies from one peer ahead of the gathering pass (where the ranks read each other's buffers): the
-/// peer's keys of this rank's whole buckets [first_bucket, last_bucket), `count` keys from `source` of the peer's
-/// partitioned buffer to `staged` of this rank's staging area.
+/// What a rank copies from one peer ahead of the gathering pass, while it counts its own pieces (where the ranks
+/// read each other's buffers): the first pieces of the peer's range for this rank, `count` keys from `source` of
+/// the peer's partitioned buffer to `staged` of this rank's staging area (where NCCL would receive them).
 struct StagedPrefix {
   int peer;
-  int first_bucket;
-  int last_bucket;
   uint64_t source;
   uint64_t staged;
   uint64_t count;
 };
 
-/// The copies a rank makes ahead (StagedPrefix): from each peer its keys of the rank's first whole buckets
-/// (whole_buckets), bucket by bucket while they fit the peer's share of `budget` keys (shared in proportion to
-/// what each peer holds of them), staged back to back from 0 in peer order.
-inline std::vector<StagedPrefix> staged_prefixes(const std::vector<uint64_t>& rank_counts,
-                                                 const std::vector<uint64_t>& root_offsets, int rank,
-                                                 uint64_t budget) {
-  const WholeBuckets whole = whole_buckets(rank_counts, root_offsets, rank);
-  const size_t ranks = rank_counts.size();
-  auto offset = [&](size_t q, int b) { return root_offsets[q * kBucketOffsets + static_cast<size_t>(b)]; };
-  uint64_t total = 0;
-  for (size_t q = 0; q < ranks; ++q) {
-    if (static_cast<int>(q) != rank) total += offset(q, whole.last) - offset(q, whole.first);
+/// The prefixes rank `rank` copies ahead (StagedPrefix): whole pieces from the start of each peer's range, at most
+/// `budget` keys in all, shared among the peers in proportion to what each sends. staged[i] (one per
+/// exchange.arriving piece) tells whether arriving piece i is in one of them.
+inline std::vector<StagedPrefix> staged_prefixes(const BucketExchange& exchange, int rank, uint64_t budget,
+                                                 std::vector<char>& staged) {
+  const std::vector<ArrivingPiece>& arriving = exchange.arriving;
+  staged.assign(arriving.size(), 0);
+  int ranks = rank + 1;
+  for (const ArrivingPiece& piece : arriving) ranks = std::max(ranks, piece.sender + 1);
+  std::vector<uint64_t> far(static_cast<size_t>(ranks), 0);
+  uint64_t far_total = 0;
+  for (const ArrivingPiece& piece : arriving) {
+    if (piece.sender == rank) continue;
+    far[static_cast<size_t>(piece.sender)] += piece.count;
+    far_total += piece.count;
   }
   std::vector<StagedPrefix> prefixes;
-  if (total == 0 || budget == 0) return prefixes;
-  uint64_t staged = 0;
-  for (size_t q = 0; q < ranks; ++q) {
-    if (static_cast<int>(q) == rank) continue;
-    const uint64_t held = offset(q, whole.last) - offset(q, whole.first);
-    const uint64_t share = budget >= total ? held
-                                           : static_cast<uint64_t>(static_cast<double>(budget) *
-                                                                   static_cast<double>(held) / static_cast<double>(total));
-    int last = whole.first;
-    while (last < whole.last && offset(q, last + 1) - offset(q, whole.first) <= share) ++last;
-    const uint64_t count = offset(q, last) - offset(q, whole.first);
-    if (count == 0) continue;
-    prefixes.push_back({static_cast<int>(q), whole.first, last, offset(q, whole.first), staged, count});
-    staged += count;
+  if (far_total == 0 || budget == 0) return prefixes;
+  std::vector<uint64_t> share(static_cast<size_t>(ranks), 0);
+  for (size_t q = 0; q < share.size(); ++q) {
+    share[q] = budget >= far_total
+                   ? far[q]
+                   : static_cast<uint64_t>(static_cast<double>(budget) * static_cast<double>(far[q]) /
+                                           static_cast<double>(far_total));
+  }
+  // Each peer's pieces arrive in its range's order: a prefix of them is a prefix of the range.
+  std::vector<uint64_t> taken(static_cast<size_t>(ranks), 0);
+  std::vector<char> closed(static_cast<size_t>(ranks), 0);
+  std::vector<size_t> prefix_of(static_cast<size_t>(ranks), 0);
+  for (size_t i = 0; i < arriving.size(); ++i) {
+    const ArrivingPiece& piece = arriving[i];
+    const size_t q = static_cast<size_t>(piece.sender);
+    if (piece.sender == rank || closed[q] != 0) continue;
+    if (taken[q] + piece.count > share[q]) {
+      closed[q] = 1;
+      continue;
+    }
+    if (taken[q] == 0) {
+      prefix_of[q] = prefixes.size();
+      prefixes.push_back({piece.sender, piece.source, piece.staged, 0});
+    }
+    prefixes[prefix_of[q]].count += piece.count;
+    taken[q] += piece.count;
+    staged[i] = 1;
   }
   return prefixes;
-}
-
-/// Where each arriving piece lies in the staging area after the copies ahead (`prefixes`), or kNotStaged: a piece
-/// of a copied bucket is that peer's whole bucket.
-inline constexpr uint64_t kNotStaged = ~uint64_t{0};
-
-inline std::vector<uint64_t> staged_offsets(const BucketExchange& exchange, const std::vector<StagedPrefix>& prefixes) {
-  std::vector<uint64_t> offsets(exchange.arriving.size(), kNotStaged);
-  for (size_t i = 0; i < exchange.arriving.size(); ++i) {
-    const ArrivingPiece& piece = exchange.arriving[i];
-    for (const StagedPrefix& prefix : prefixes) {
-      if (prefix.peer == piece.sender && piece.bucket >= prefix.first_bucket && piece.bucket < prefix.last_bucket) {
-        offsets[i] = prefix.staged + (piece.source - prefix.source);
-      }
-    }
-  }
-  return offsets;
 }
 
 /// The exact-splitter search of one rank.
