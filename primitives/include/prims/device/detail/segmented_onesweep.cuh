@@ -12,9 +12,10 @@
 //   3. segmented_onesweep_starts_kernel     one block a segment: each digit's first position in the segment in
 //      every pass, and the passes that are trivial for the segment (one digit holds every key), noted in the
 //      records of its tiles, so that a pass block reads one record between its tile id and its keys;
-//   4. segmented_onesweep_pass_kernel       one launch a pass, a persistent grid taking tile ids in order from a
-//      counter: each tile is the Onesweep pass's tile (onesweep_tile) on its segment's keys, looking back only
-//      over the tiles of its own segment; tiles of segments whose pass is trivial are copied through.
+//   4. segmented_onesweep_pass_kernel       one launch a pass, a block a tile (the grid holds every tile the list
+//      can have), taking tile ids in the order blocks start from a counter: each tile is the Onesweep pass's tile
+//      (onesweep_tile) on its segment's keys, looking back only over the tiles of its own segment; tiles of
+//      segments whose pass is trivial are copied through.
 // Every segment takes every pass, so one PingPong serves all of them; an in-place sort with an odd number of
 // passes ends with a copy (the pass kernel again, copying every tile back).
 // One pass can also gather (segmented_onesweep_gather_pass): each segment read from a buffer of its own (a piece of
@@ -74,6 +75,8 @@ struct SegmentedOnesweepState {
   /// Two buffers of [tile][digit] look-back words, for alternate passes.
   unsigned* lookback[2];
   int num_passes;
+  /// The most tiles the listed segments can have (the pass kernels' grid).
+  size_t max_tiles;
 };
 
 inline constexpr int kSegmentedOnesweepLayoutThreads = 1024;
@@ -293,9 +296,9 @@ __global__ void __launch_bounds__(Policy::block_threads, Policy::min_blocks_per_
     const unsigned count = *state.count < state.capacity ? *state.count : state.capacity;
     if (args.interleaved < count) first_tiles = state.segments[args.interleaved].first_tile;
   }
-  for (;;) {
+  // One block a tile (the grid holds every tile the list can have): tile ids are taken in the order blocks start.
+  {
     const unsigned taken = take_work(args.tile_counter, tile_id);
-    __syncthreads();  // tile_id is rewritten by the next round
     if (taken >= num_tiles) return;
     const unsigned tile = GATHER && args.interleaved != 0 ? interleaved_tile(taken, first_tiles, num_tiles) : taken;
     if (args.next_lookback != nullptr && threadIdx.x < kDigits) {
@@ -321,7 +324,7 @@ __global__ void __launch_bounds__(Policy::block_threads, Policy::min_blocks_per_
           onesweep_copy_tile<Tile>(args.buffers.values_in + begin, args.buffers.values_out + begin, valid);
         }
       }
-      continue;
+      return;
     }
     // The segment's view of the pass: positions count from the segment's begin (its out_begin in the output),
     // tiles from its first tile.
@@ -343,7 +346,6 @@ __global__ void __launch_bounds__(Policy::block_threads, Policy::min_blocks_per_
     } else {
       onesweep_tile<Policy, K, V, false>(pass, storage, local_tile, valid);
     }
-    __syncthreads();  // the tile storage is reused
   }
 }
 
@@ -378,7 +380,8 @@ struct SegmentedOnesweepStorage {
             static_cast<unsigned*>(parts[3]),
             static_cast<unsigned*>(parts[4]),
             {lookback, lookback + max_tiles * Tile::kDigits},
-            num_passes};
+            num_passes,
+            max_tiles};
   }
 };
 
@@ -387,7 +390,8 @@ struct CountDigits {};
 
 /// Sorts every listed segment (each of fewer than kOnesweepPortionMaxItems keys) on [begin_bit, end_bit), ping-ponging
 /// with the alternate buffers (n items each; none for NoValues) so that the result lands in io's outputs.
-/// Nothing synchronizes the host: the list's length stays on the device, and the grids are persistent.
+/// Nothing synchronizes the host: the list's length stays on the device; the grids are persistent, or as large as
+/// the list can need.
 /// `fill_counts`: CountDigits, or a call `cudaError_t(const SegmentedOnesweepState&)` that writes every listed
 /// segment's digit counts into state.counts ([segment][pass][digit]) itself, on the stream, where the caller
 /// knows them already (the keys are then read by the passes only, and float keys take the general path).
@@ -418,10 +422,9 @@ cudaError_t segmented_onesweep_sort(SegmentedOnesweepState state, PassBuffers<K,
 
   const PingPong<K> keys(io.keys_in, io.keys_out, alternate_keys, num_passes);
   const PingPong<V> values(io.values_in, io.values_out, alternate_values, num_passes);
-  // The passes go through every tile: their grids are as many blocks as fit.
   auto run = [&](SegmentedOnesweepPass<K, V> pass) {
-    return launch_persistent(segmented_onesweep_pass_kernel<Policy, K, V>, ~size_t{0}, Policy::block_threads, 0,
-                             stream, state, pass);
+    return launch(segmented_onesweep_pass_kernel<Policy, K, V>, static_cast<unsigned>(state.max_tiles),
+                  Policy::block_threads, 0, stream, state, pass);
   };
   for (int pass = 0; pass < num_passes; ++pass) {
     PassBuffers<K, V> buffers{keys.source(pass), keys.destination(pass), nullptr, nullptr};
@@ -479,9 +482,8 @@ cudaError_t segmented_onesweep_gather_pass(SegmentedOnesweepState state, const K
   PassBuffers<K, V> buffers{nullptr, keys_out, nullptr, values_out};
   const SegmentedOnesweepPass<K, V> pass{buffers, key_sources, value_sources, digit_of, 0, false,
                                          state.words + 2,  state.lookback[0], nullptr, interleaved};
-  return launch_persistent(segmented_onesweep_pass_kernel<Policy, K, V, true>, ~size_t{0}, Policy::block_threads, 0,
-                           stream,
-                           state, pass);
+  return launch(segmented_onesweep_pass_kernel<Policy, K, V, true>, static_cast<unsigned>(state.max_tiles),
+                Policy::block_threads, 0, stream, state, pass);
 }
 
 }  // namespace prims::detail
