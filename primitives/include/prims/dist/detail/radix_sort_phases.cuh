@@ -487,9 +487,9 @@ class DistributedRadixSort {
     // Keys of one digit through NCCL are received straight into place: only the kept pieces are copied.
     const bool copies_received = direct_ || !kArrivesSorted;
     // Where the ranks read each other's buffers, the gathering pass reads some far pieces from a copy made ahead.
-    staged_prefixes_ = direct_ && gathers_ ? staged_prefixes(exchange_, rank_, n_ / kStagedShare, staged_pieces_)
-                                           : std::vector<StagedPrefix>{};
-    staged_pieces_.resize(arriving.size(), 0);
+    staged_prefixes_.clear();
+    staged_pieces_.assign(arriving.size(), 0);
+    if (direct_ && gathers_) staged_prefixes_ = staged_prefixes(exchange_, rank_, n_ / kStagedShare, staged_pieces_);
     std::vector<PieceCopy> copies;
     for (size_t i = 0; i < arriving.size(); ++i) {
       const ArrivingPiece& piece = arriving[i];
