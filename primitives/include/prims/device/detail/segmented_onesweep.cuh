@@ -12,10 +12,10 @@
 //   3. segmented_onesweep_starts_kernel     one block a segment: each digit's first position in the segment in
 //      every pass, and the passes that are trivial for the segment (one digit holds every key), noted in the
 //      records of its tiles, so that a pass block reads one record between its tile id and its keys;
-//   4. segmented_onesweep_pass_kernel       one launch a pass, a block a tile (the grid holds every tile the list
-//      can have), taking tile ids in the order blocks start from a counter: each tile is the Onesweep pass's tile
-//      (onesweep_tile) on its segment's keys, looking back only over the tiles of its own segment; tiles of
-//      segments whose pass is trivial are copied through.
+//   4. segmented_onesweep_pass_kernel       one launch a pass taking tile ids in the order blocks start from a
+//      counter (OnesweepGrid: a block a tile, or a persistent grid looping over them): each tile is the Onesweep
+//      pass's tile (onesweep_tile) on its segment's keys, looking back only over the tiles of its own segment;
+//      tiles of segments whose pass is trivial are copied through.
 // Every segment takes every pass, so one PingPong serves all of them; an in-place sort with an odd number of
 // passes ends with a copy (the pass kernel again, copying every tile back).
 // One pass can also gather (segmented_onesweep_gather_pass): each segment read from a buffer of its own (a piece of
@@ -276,9 +276,15 @@ __device__ inline unsigned interleaved_tile(unsigned k, unsigned first_tiles, un
   return through > before ? before : first_tiles + (k - before);
 }
 
+/// How a pass kernel's grid covers the tiles. Tiles: one block a tile, the grid as large as the list's tiles can be
+/// (faster a tile, but every block the list does not need still starts, reads a word and exits: for lists whose
+/// tiles fill the bound, as the distributed sort's). Persistent: as many blocks as fit, each looping over tiles
+/// (for lists that may hold few of the keys the bound counts, as the segmented sort's and the hybrid sort's).
+enum class OnesweepGrid { Tiles, Persistent };
+
 /// GATHER: a gather pass (segments read from their sources, written from their out_begin on, tiles interleaved);
 /// the other passes compile without it, as it slowed them (docs/design-notes.md, "Distributed radix sort").
-template <class Policy, class K, class V, bool GATHER = false>
+template <class Policy, class K, class V, OnesweepGrid GRID, bool GATHER = false>
 __global__ void __launch_bounds__(Policy::block_threads, Policy::min_blocks_per_sm)
     segmented_onesweep_pass_kernel(SegmentedOnesweepState state, SegmentedOnesweepPass<K, V> args) {
   using Tile = OnesweepTile<Policy, K, V>;
@@ -296,9 +302,10 @@ __global__ void __launch_bounds__(Policy::block_threads, Policy::min_blocks_per_
     const unsigned count = *state.count < state.capacity ? *state.count : state.capacity;
     if (args.interleaved < count) first_tiles = state.segments[args.interleaved].first_tile;
   }
-  // One block a tile (the grid holds every tile the list can have): tile ids are taken in the order blocks start.
-  {
+  // Tile ids are taken in the order blocks start (or come back for more).
+  do {
     const unsigned taken = take_work(args.tile_counter, tile_id);
+    if constexpr (GRID == OnesweepGrid::Persistent) __syncthreads();  // tile_id is rewritten by the next round
     if (taken >= num_tiles) return;
     const unsigned tile = GATHER && args.interleaved != 0 ? interleaved_tile(taken, first_tiles, num_tiles) : taken;
     if (args.next_lookback != nullptr && threadIdx.x < kDigits) {
@@ -324,7 +331,7 @@ __global__ void __launch_bounds__(Policy::block_threads, Policy::min_blocks_per_
           onesweep_copy_tile<Tile>(args.buffers.values_in + begin, args.buffers.values_out + begin, valid);
         }
       }
-      return;
+      continue;
     }
     // The segment's view of the pass: positions count from the segment's begin (its out_begin in the output),
     // tiles from its first tile.
@@ -346,6 +353,20 @@ __global__ void __launch_bounds__(Policy::block_threads, Policy::min_blocks_per_
     } else {
       onesweep_tile<Policy, K, V, false>(pass, storage, local_tile, valid);
     }
+    if constexpr (GRID == OnesweepGrid::Persistent) __syncthreads();  // the tile storage is reused
+  } while (GRID == OnesweepGrid::Persistent);
+}
+
+/// Launches one pass kernel over the list's tiles with the GRID's grid.
+template <class Policy, class K, class V, OnesweepGrid GRID, bool GATHER = false>
+cudaError_t launch_segmented_onesweep_pass(const SegmentedOnesweepState& state, const SegmentedOnesweepPass<K, V>& pass,
+                                           cudaStream_t stream) {
+  if constexpr (GRID == OnesweepGrid::Tiles) {
+    return launch(segmented_onesweep_pass_kernel<Policy, K, V, GRID, GATHER>, static_cast<unsigned>(state.max_tiles),
+                  Policy::block_threads, 0, stream, state, pass);
+  } else {
+    return launch_persistent(segmented_onesweep_pass_kernel<Policy, K, V, GRID, GATHER>, ~size_t{0},
+                             Policy::block_threads, 0, stream, state, pass);
   }
 }
 
@@ -392,10 +413,12 @@ struct CountDigits {};
 /// with the alternate buffers (n items each; none for NoValues) so that the result lands in io's outputs.
 /// Nothing synchronizes the host: the list's length stays on the device; the grids are persistent, or as large as
 /// the list can need.
+/// GRID: OnesweepGrid::Tiles where the listed segments hold about all n keys the storage was sized for.
 /// `fill_counts`: CountDigits, or a call `cudaError_t(const SegmentedOnesweepState&)` that writes every listed
 /// segment's digit counts into state.counts ([segment][pass][digit]) itself, on the stream, where the caller
 /// knows them already (the keys are then read by the passes only, and float keys take the general path).
-template <class K, class V, class Offset, class Policy = OnesweepPolicy<K, V>, class FillCounts = CountDigits>
+template <class K, class V, class Offset, class Policy = OnesweepPolicy<K, V>, class FillCounts = CountDigits,
+          OnesweepGrid GRID = OnesweepGrid::Persistent>
 cudaError_t segmented_onesweep_sort(SegmentedOnesweepState state, PassBuffers<K, V> io,
                                     const Offset* begin_offsets, const Offset* end_offsets, Order order,
                                     int begin_bit, int end_bit, K* alternate_keys, V* alternate_values,
@@ -423,8 +446,7 @@ cudaError_t segmented_onesweep_sort(SegmentedOnesweepState state, PassBuffers<K,
   const PingPong<K> keys(io.keys_in, io.keys_out, alternate_keys, num_passes);
   const PingPong<V> values(io.values_in, io.values_out, alternate_values, num_passes);
   auto run = [&](SegmentedOnesweepPass<K, V> pass) {
-    return launch(segmented_onesweep_pass_kernel<Policy, K, V>, static_cast<unsigned>(state.max_tiles),
-                  Policy::block_threads, 0, stream, state, pass);
+    return launch_segmented_onesweep_pass<Policy, K, V, GRID>(state, pass, stream);
   };
   for (int pass = 0; pass < num_passes; ++pass) {
     PassBuffers<K, V> buffers{keys.source(pass), keys.destination(pass), nullptr, nullptr};
@@ -459,7 +481,8 @@ cudaError_t segmented_onesweep_sort(SegmentedOnesweepState state, PassBuffers<K,
 /// state.starts[s * kDigits + d] on (the caller writes them first: state.num_passes is 1). The segments' counts
 /// come from elsewhere: the keys are read once, by the pass. Segments of at most kOnesweepPortionMaxItems keys.
 /// The tiles of listed segments [0, interleaved) and of the others are taken in proportion (0: in order): list
-/// the pieces read nearby first, and the far reads are spread over the whole pass.
+/// the pieces read nearby first, and the far reads are spread over the whole pass. A block a tile: the pieces hold
+/// the n keys the storage was sized for.
 template <class K, class V, class Offset, class Policy = OnesweepPolicy<K, V>>
 cudaError_t segmented_onesweep_gather_pass(SegmentedOnesweepState state, const K* const* key_sources,
                                            const V* const* value_sources, K* keys_out, V* values_out,
@@ -482,8 +505,7 @@ cudaError_t segmented_onesweep_gather_pass(SegmentedOnesweepState state, const K
   PassBuffers<K, V> buffers{nullptr, keys_out, nullptr, values_out};
   const SegmentedOnesweepPass<K, V> pass{buffers, key_sources, value_sources, digit_of, 0, false,
                                          state.words + 2,  state.lookback[0], nullptr, interleaved};
-  return launch(segmented_onesweep_pass_kernel<Policy, K, V, true>, static_cast<unsigned>(state.max_tiles),
-                Policy::block_threads, 0, stream, state, pass);
+  return launch_segmented_onesweep_pass<Policy, K, V, OnesweepGrid::Tiles, true>(state, pass, stream);
 }
 
 }  // namespace prims::detail

@@ -744,7 +744,9 @@ class DistributedRadixSort {
                                    state.counts);
     };
     return prims::detail::with_segmented_onesweep_tiles<K, V>(n_, segments, [&](auto tiles) {
-      return prims::detail::segmented_onesweep_sort<K, V, uint64_t, decltype(tiles)>(
+      // The buckets hold every arrived key: the passes' grids are a block a tile.
+      return prims::detail::segmented_onesweep_sort<K, V, uint64_t, decltype(tiles), decltype(fill_counts),
+                                                    prims::detail::OnesweepGrid::Tiles>(
           gather.buckets, io, static_cast<const uint64_t*>(segment_begins_),
           static_cast<const uint64_t*>(segment_ends_), order_, kDigitBits, kSortedBits, partitioned_keys_,
           partitioned_values_, stream_, fill_counts);
