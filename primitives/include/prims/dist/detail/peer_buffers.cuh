@@ -3,8 +3,8 @@
 // sort's first pass reading each piece where it lies, over NVLink (or PCIe peer to peer), instead of NCCL's sends
 // and receives through staging. That needs every rank in this process (one address space) and peer access between
 // every pair of their GPUs; otherwise every rank learns it from one all-gathered flag and the exchange goes through
-// NCCL. Ranks in other processes could be reached through CUDA IPC, but mapping the
-// peers' buffers for every call cost more than the whole sort (see docs/design-notes.md).
+// NCCL. Ranks in other processes could be reached through CUDA IPC, but mapping the peers' buffers for every call
+// cost more than the whole sort (see docs/design-notes.md).
 
 #include <cuda_runtime.h>
 #include <unistd.h>

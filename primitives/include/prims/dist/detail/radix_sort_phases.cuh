@@ -17,9 +17,9 @@
 //                       engines bring over while the rank counts (copy_ahead), which it reads nearby: the links
 //                       work during the counting too. Otherwise (ranks in several processes, or
 //                       PRIMS_DIST_EXCHANGE=nccl) one grouped ncclSend/ncclRecv, a range a peer, stages what arrives
-//                       first. The remaining digits
-//                       are sorted by the segmented sort, one segment a bucket. Every bucket is stable (sender
-//                       rank, then source index), and so is every pass: ties keep (rank, index) order.
+//                       first. The remaining digits are sorted by segmented Onesweep passes, one segment a bucket.
+//                       Every bucket is stable (sender rank, then source index), and so is every pass: ties keep
+//                       (rank, index) order.
 // With one rank only the local sort runs (keys_in to keys_out). Keys of one digit (8 bits) need no digit pass:
 // their pieces are copied into keys_out, sorted. Where a bucket holds more keys than a segmented Onesweep segment
 // may (kOnesweepPortionMaxItems; skewed keys), the pieces are copied into the arrived buffer the same way and
@@ -470,10 +470,12 @@ class DistributedRadixSort {
     return static_cast<unsigned>(direct_ && staged_pieces_[i] != 0 ? ranks_ + piece.sender : piece.sender);
   }
 
-  /// NCCL stages what arrives in whichever of keys_out and the arrived buffer the exchange does not write: the
-  /// arrived buffer where one gathering pass sorts everything into keys_out (or keys of one digit land there),
-  /// keys_out otherwise.
+  /// NCCL (and the copies ahead) stage what arrives in whichever of keys_out and the arrived buffer the exchange
+  /// does not write: the arrived buffer where one gathering pass sorts everything into keys_out (or keys of one
+  /// digit land there), keys_out otherwise.
   bool stages_in_arrived() const { return kArrivesSorted || (gathers_ && kSortedDigits == 1); }
+  K* staging_keys() const { return stages_in_arrived() ? arrived_keys_ : io_.keys_out; }
+  V* staging_values() const { return stages_in_arrived() ? arrived_values_ : io_.values_out; }
 
   /// Uploads the pieces' tables, the copies (where the exchange copies), every rank's buffers as the exchange
   /// reads them, and the arrived buckets' offsets (from pageable memory: staged before return).
@@ -542,8 +544,8 @@ class DistributedRadixSort {
                                           cudaMemcpyHostToDevice, stream_));
     }
     // Every rank's buffers as the exchange reads them.
-    const K* staged_keys = stages_in_arrived() ? arrived_keys_ : io_.keys_out;
-    const V* staged_values = stages_in_arrived() ? arrived_values_ : io_.values_out;
+    const K* staged_keys = staging_keys();
+    const V* staged_values = staging_values();
     // Keys' rows, then values': every rank's buffer as read (read_source: [0, ranks)), then the staging area for
     // the pieces copied ahead ([ranks, 2 ranks)).
     const size_t rows = 2 * static_cast<size_t>(ranks_);
@@ -778,8 +780,8 @@ class DistributedRadixSort {
     PRIMS_TRY(cudaEventCreateWithFlags(&queued.done, cudaEventDisableTiming));
     PRIMS_TRY(cudaEventRecord(queued.start, stream_));
     PRIMS_TRY(cudaStreamWaitEvent(queued.stream, queued.start, 0));
-    K* staged_keys = stages_in_arrived() ? arrived_keys_ : io_.keys_out;
-    V* staged_values = stages_in_arrived() ? arrived_values_ : io_.values_out;
+    K* staged_keys = staging_keys();
+    V* staged_values = staging_values();
     for (const StagedPrefix& prefix : staged_prefixes_) {
       PRIMS_TRY(cudaMemcpyAsync(staged_keys + prefix.staged,
                                 static_cast<const K*>(peers_.keys(prefix.peer)) + prefix.source,
@@ -802,8 +804,8 @@ class DistributedRadixSort {
   /// order; stages_in_arrived()). Keys of one digit have nothing to gather: each piece is received straight into
   /// its place.
   ncclResult_t transfer() const {
-    K* staged_keys = stages_in_arrived() ? arrived_keys_ : io_.keys_out;
-    V* staged_values = stages_in_arrived() ? arrived_values_ : io_.values_out;
+    K* staged_keys = staging_keys();
+    V* staged_values = staging_values();
     if constexpr (kArrivesSorted) {
       return grouped([&] {
         for (const ExchangePiece& piece : exchange_.sends) {
