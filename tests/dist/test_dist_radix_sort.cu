@@ -1,4 +1,4 @@
-// prims::dist::radix_sort_keys / radix_sort_pairs on 1 and 2 GPUs of one process: ncclCommInitAll over the first
+// prims::dist::radix_sort_keys / radix_sort_pairs on 1, 2 and 4 GPUs of one process: ncclCommInitAll over the first
 // GPUs, one host thread per rank (the call synchronizes its stream, so one thread cannot drive two ranks). Every
 // output is compared bitwise with a CPU stable sort of the concatenated shards (tests/sort_reference.cuh); the
 // 2^30-keys-a-rank case is validated on the GPUs. Tests skip where there are fewer GPUs than ranks.
@@ -245,20 +245,39 @@ class DistRadixSort : public ::testing::TestWithParam<Setup> {
   void TearDown() override { unsetenv("PRIMS_DIST_EXCHANGE"); }
   int ranks() const { return GetParam().ranks; }
 
-  /// Shard sizes for this rank count: every size alone on one rank; uneven, empty and tile-edge pairs on two.
+  /// Shard sizes for this rank count: every size alone on one rank; uneven, empty and tile-edge pairs on two;
+  /// on four, empty ranks between full ones, one rank holding everything, and tile edges.
   std::vector<std::vector<size_t>> shard_size_sets() const {
     if (ranks() == 1) {
       return {{0}, {1}, {2}, {31}, {255}, {257}, {kTile - 1}, {kTile + 1}, {4093}, {65537}, {1000003}, {(1 << 20) + 7}};
     }
-    return {{0, 0},         {1, 0},         {0, 1},          {1, 1},         {2, 31},
-            {4093, 0},      {0, 65537},     {31, 257},       {kTile - 1, kTile + 1},
-            {3 * kTile, 7 * kTile - 1},     {1000003, 17},   {255, (1 << 20) + 7},
-            {65537, 65535}, {1 << 20, 1 << 20}};
+    if (ranks() == 2) {
+      return {{0, 0},         {1, 0},         {0, 1},          {1, 1},         {2, 31},
+              {4093, 0},      {0, 65537},     {31, 257},       {kTile - 1, kTile + 1},
+              {3 * kTile, 7 * kTile - 1},     {1000003, 17},   {255, (1 << 20) + 7},
+              {65537, 65535}, {1 << 20, 1 << 20}};
+    }
+    return {{0, 0, 0, 0},
+            {0, 0, 1, 0},
+            {1, 1, 1, 1},
+            {2, 31, 0, 257},
+            {0, 65537, 0, 4093},
+            {1000003, 0, 0, 0},
+            {0, 0, 0, 1000003},
+            {kTile - 1, kTile + 1, kTile, 1},
+            {3 * kTile, 7 * kTile - 1, 0, 5 * kTile + 3},
+            {255, (1 << 20) + 7, 17, 65535},
+            {1 << 20, 1 << 20, 1 << 20, 1 << 20}};
   }
 };
 
+/// Shard sizes a and b on two ranks (their sum on one); on more, the pair again with other sizes beside it, so that
+/// a = 0 leaves some ranks empty and the others uneven.
 std::vector<size_t> uneven(int ranks, size_t a, size_t b) {
-  return ranks == 1 ? std::vector<size_t>{a + b} : std::vector<size_t>{a, b};
+  if (ranks == 1) return {a + b};
+  std::vector<size_t> sizes{a, b};
+  for (int r = 2; r < ranks; ++r) sizes.push_back(r % 2 == 0 ? a / 2 + static_cast<size_t>(r) : b / 3);
+  return sizes;
 }
 
 TEST_P(DistRadixSort, UnevenShardsU32) {
@@ -286,7 +305,7 @@ TEST_P(DistRadixSort, AllKeysEqualKeepRankAndIndexOrder) {
 }
 
 TEST_P(DistRadixSort, AllKeysInOneRanksRange) {
-  // Every key that rank 0 holds sorts after every key of rank 1, and the reverse.
+  // Every key that rank 0 holds sorts after every key of the other ranks, and the reverse.
   for (bool high_first : {true, false}) {
     std::vector<std::vector<uint32_t>> shards;
     std::mt19937_64 rng(3);
@@ -462,7 +481,8 @@ TEST_P(DistRadixSort, TwoToThe30KeysARankValidatedOnTheGpu) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Ranks, DistRadixSort,
-                         ::testing::Values(Setup{1, false}, Setup{2, false}, Setup{2, true}),
+                         ::testing::Values(Setup{1, false}, Setup{2, false}, Setup{2, true}, Setup{4, false},
+                                           Setup{4, true}),
                          [](const ::testing::TestParamInfo<Setup>& info) {
                            return std::to_string(info.param.ranks) + (info.param.ranks == 1 ? "Rank" : "Ranks") +
                                   (info.param.through_nccl ? "ThroughNccl" : "");

@@ -75,8 +75,8 @@ struct SegmentedOnesweepState {
   /// Two buffers of [tile][digit] look-back words, for alternate passes.
   unsigned* lookback[2];
   int num_passes;
-  /// The most tiles the listed segments can have (the pass kernels' grid).
-  size_t max_tiles;
+  /// The keys the storage was sized for: with `capacity`, the most tiles the list can have at a policy's tile.
+  size_t items;
 };
 
 inline constexpr int kSegmentedOnesweepLayoutThreads = 1024;
@@ -362,7 +362,11 @@ template <class Policy, class K, class V, OnesweepGrid GRID, bool GATHER = false
 cudaError_t launch_segmented_onesweep_pass(const SegmentedOnesweepState& state, const SegmentedOnesweepPass<K, V>& pass,
                                            cudaStream_t stream) {
   if constexpr (GRID == OnesweepGrid::Tiles) {
-    return launch(segmented_onesweep_pass_kernel<Policy, K, V, GRID, GATHER>, static_cast<unsigned>(state.max_tiles),
+    // Each segment ends in at most one partial tile: sized with this policy's tile, no block is surplus to a list
+    // that holds every key.
+    const size_t max_tiles =
+        state.capacity == 0 ? 0 : state.items / OnesweepTile<Policy, K, V>::kTileItems + state.capacity;
+    return launch(segmented_onesweep_pass_kernel<Policy, K, V, GRID, GATHER>, static_cast<unsigned>(max_tiles),
                   Policy::block_threads, 0, stream, state, pass);
   } else {
     return launch_persistent(segmented_onesweep_pass_kernel<Policy, K, V, GRID, GATHER>, ~size_t{0},
@@ -402,7 +406,7 @@ struct SegmentedOnesweepStorage {
             static_cast<unsigned*>(parts[4]),
             {lookback, lookback + max_tiles * Tile::kDigits},
             num_passes,
-            max_tiles};
+            n};
   }
 };
 
