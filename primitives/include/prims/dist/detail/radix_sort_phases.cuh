@@ -394,8 +394,12 @@ class DistributedRadixSort {
         if (ahead.done != nullptr) local(cudaStreamWaitEvent(stream_, ahead.done, 0));
         if (result == ncclSuccess) local(gather_pieces(gather));
       } else {
-        local(copy_pieces(key_sources_, arrived_keys_));
-        if constexpr (kHasValues) local(copy_pieces(value_sources_, arrived_values_));
+        // The exchange unsorted: every arriving piece into its place.
+        int multiprocessors = 0;
+        local(prims::detail::multiprocessor_count(multiprocessors));
+        const unsigned blocks = static_cast<unsigned>(multiprocessors) * 4;
+        local(copy_pieces(key_sources_, arrived_keys_, blocks, stream_));
+        if constexpr (kHasValues) local(copy_pieces(value_sources_, arrived_values_, blocks, stream_));
       }
     }
     // Read straight from the peers: no rank goes on (nor returns, freeing its buffers) before every rank has read
@@ -507,9 +511,13 @@ class DistributedRadixSort {
       while (last < arriving.size() && arriving[last].bucket == piece.bucket) ++last;
       words[kArrivingFirsts * pieces + i] = static_cast<unsigned>(first);
       words[kArrivingLasts * pieces + i] = static_cast<unsigned>(last);
-      if (copies_received || piece.sender == rank_) {
+      if (!gathers_ && (copies_received || piece.sender == rank_)) {
         copies.push_back({from, piece.destination, piece.count, static_cast<uint64_t>(piece.sender)});
       }
+    }
+    // The gathering pass reads every piece where it lies; its copies are the ones ahead, into the staging area.
+    for (const StagedPrefix& prefix : staged_prefixes_) {
+      copies.push_back({prefix.source, prefix.staged, prefix.count, static_cast<uint64_t>(prefix.peer)});
     }
     copies_ = copies.size();
     for (size_t i = 0; i < pieces; ++i) words[kPieceIds * pieces + i] = static_cast<unsigned>(i);
@@ -770,9 +778,11 @@ class DistributedRadixSort {
     }
   };
 
-  /// The copies ahead (staged_prefixes_): each peer's prefix from its partitioned buffer (over the links) to the
-  /// staging area, on a side stream that starts after everything queued on the stream so far; `side.done` marks
-  /// their end. Set only once every copy is queued.
+  /// The copies ahead (staged_prefixes_, as piece_copies_): each peer's prefix from its partitioned buffer (over
+  /// the links) to the staging area, by a copy kernel on a side stream that starts after everything queued on the
+  /// stream so far, beside the counting (one block an SM, which the counting's blocks leave room for); `side.done`
+  /// marks their end. Set only once the copy is queued. Not the copy engines: a copy-engine copy from a peer could
+  /// wait on that peer's work, while the peer waited in a collective for this rank (a hang seen on four GPUs).
   cudaError_t copy_ahead(SideCopies& side) const {
     SideCopies queued;
     PRIMS_TRY(cudaStreamCreateWithFlags(&queued.stream, cudaStreamNonBlocking));
@@ -780,18 +790,11 @@ class DistributedRadixSort {
     PRIMS_TRY(cudaEventCreateWithFlags(&queued.done, cudaEventDisableTiming));
     PRIMS_TRY(cudaEventRecord(queued.start, stream_));
     PRIMS_TRY(cudaStreamWaitEvent(queued.stream, queued.start, 0));
-    K* staged_keys = staging_keys();
-    V* staged_values = staging_values();
-    for (const StagedPrefix& prefix : staged_prefixes_) {
-      PRIMS_TRY(cudaMemcpyAsync(staged_keys + prefix.staged,
-                                static_cast<const K*>(peers_.keys(prefix.peer)) + prefix.source,
-                                prefix.count * sizeof(K), cudaMemcpyDeviceToDevice, queued.stream));
-      if constexpr (kHasValues) {
-        PRIMS_TRY(cudaMemcpyAsync(staged_values + prefix.staged,
-                                  static_cast<const V*>(peers_.values(prefix.peer)) + prefix.source,
-                                  prefix.count * sizeof(V), cudaMemcpyDeviceToDevice, queued.stream));
-      }
-    }
+    int multiprocessors = 0;
+    PRIMS_TRY(prims::detail::multiprocessor_count(multiprocessors));
+    const unsigned blocks = static_cast<unsigned>(multiprocessors);
+    PRIMS_TRY(copy_pieces(key_sources_, staging_keys(), blocks, queued.stream));
+    if constexpr (kHasValues) PRIMS_TRY(copy_pieces(value_sources_, staging_values(), blocks, queued.stream));
     PRIMS_TRY(cudaEventRecord(queued.done, queued.stream));
     std::swap(side.stream, queued.stream);
     std::swap(side.start, queued.start);
@@ -834,15 +837,13 @@ class DistributedRadixSort {
     });
   }
 
-  /// The exchange unsorted: every arriving piece copied from where it lies (sources) into its place in `to`, in
-  /// one launch.
+  /// The copies of piece_copies_, from where they lie (sources) into their places in `to`, in one launch of
+  /// `blocks` blocks on `stream`.
   template <class T>
-  cudaError_t copy_pieces(const T* const* sources, T* to) const {
+  cudaError_t copy_pieces(const T* const* sources, T* to, unsigned blocks, cudaStream_t stream) const {
     if (copies_ == 0) return cudaSuccess;
-    int multiprocessors = 0;
-    PRIMS_TRY(prims::detail::multiprocessor_count(multiprocessors));
-    copy_pieces_kernel<T><<<static_cast<unsigned>(multiprocessors) * 4, kPieceCopyThreads, 0, stream_>>>(
-        sources, to, piece_copies_, static_cast<unsigned>(copies_));
+    copy_pieces_kernel<T><<<blocks, kPieceCopyThreads, 0, stream>>>(sources, to, piece_copies_,
+                                                                     static_cast<unsigned>(copies_));
     return cudaGetLastError();
   }
 
@@ -935,7 +936,8 @@ class DistributedRadixSort {
   bool direct_ = false;
   /// Whether the exchange is the gathering pass (else a copy, then Onesweep or nothing).
   bool gathers_ = false;
-  /// The copies in piece_copies_ (where the exchange copies).
+  /// The copies in piece_copies_: every arriving piece where the exchange copies them unsorted, the copies ahead
+  /// where it gathers.
   size_t copies_ = 0;
   /// The arriving pieces read nearby (this rank's own and those copied ahead): the first ones of the gathering
   /// pass's order.
