@@ -372,6 +372,197 @@ std::string spill_directory(const Options& options) {
   return slash == std::string::npos ? "." : slash == 0 ? "/" : options.output.substr(0, slash);
 }
 
+/// The host-memory budget, and how an error names it.
+struct HostBudget {
+  size_t bytes;
+  std::string limit_name;
+};
+
+HostBudget host_budget(const Options& options) {
+  const size_t bytes = options.host_memory.value_or(available_host_memory() / 2);
+  return {bytes, options.host_memory
+                     ? fmt::format("--host-memory {}; raise --host-memory, or give a regular file", human_bytes(bytes))
+                     : fmt::format("the host-memory budget of {} (half the available memory); raise it with "
+                                   "--host-memory, or give a regular file",
+                                   human_bytes(bytes))};
+}
+
+/// The keys' input and the values' (if any).
+struct Inputs {
+  LoadedInput keys;
+  std::optional<LoadedInput> values;
+
+  void check_counts(size_t key_count, size_t value_count) const {
+    if (value_count != key_count) {
+      throw AppError(fmt::format("{} has {} values but {} has {} keys", values->file.name(), value_count,
+                                 keys.file.name(), key_count));
+    }
+  }
+};
+
+/// Opens the values' input beside the keys' (streams held within what the keys leave of the budget), and checks
+/// the counts where the headers give them.
+void open_values(const Options& options, const HostBudget& budget, Inputs& inputs) {
+  if (options.values_input.empty()) return;
+  const size_t keys_held = inputs.keys.file.in_memory() ? inputs.keys.file.size() : 0;
+  inputs.values = open_input(options.values_input, options.values_format, options.values_type,
+                             budget.bytes - std::min(budget.bytes, keys_held), budget.limit_name);
+  if (inputs.keys.shape.count && inputs.values->shape.count) {
+    inputs.check_counts(*inputs.keys.shape.count, *inputs.values->shape.count);
+  }
+}
+
+/// Text is parsed into host memory for a sort in core; where that alone would pass the host budget, the sort
+/// streams it instead. Binary and npy inputs are read from the file as the sort asks: loading them costs nothing.
+void load_text_within(size_t host_bytes, unsigned threads, Inputs& inputs) {
+  const auto text_bytes = [](const LoadedInput& input) {
+    return input.format() == Format::Text ? input.max_count() * key_type_size(input.shape.type) : 0;
+  };
+  if (text_bytes(inputs.keys) + (inputs.values ? text_bytes(*inputs.values) : 0) > host_bytes) return;
+  load(inputs.keys, threads);
+  if (inputs.values) {
+    load(*inputs.values, threads);
+    inputs.check_counts(inputs.keys.column.count, inputs.values->column.count);
+  }
+}
+
+SortRequest sort_request(const Options& options, const Inputs& inputs) {
+  SortRequest request;
+  request.key_type = inputs.keys.shape.type;
+  request.count = inputs.keys.loaded ? inputs.keys.column.count : inputs.keys.max_count();
+  request.descending = options.descending;
+  request.argsort = options.argsort;
+  request.value_bytes = inputs.values ? key_type_size(inputs.values->shape.type) : 0;
+  return request;
+}
+
+/// The outputs, opened before any work (an unwritable target fails first), and their writers once the sort knows
+/// how to fill them.
+struct Outputs {
+  std::optional<AtomicOutput> keys;
+  std::optional<AtomicOutput> values;
+  std::optional<OutputWriter> key_writer;
+  std::optional<OutputWriter> value_writer;
+
+  explicit Outputs(const Options& options) {
+    keys.emplace(options.output);
+    if (!options.values_output.empty()) values.emplace(options.values_output);
+  }
+
+  /// Outputs whose size is known are mapped and filled by several threads, in core and out of core with the
+  /// buckets in host memory; with spill files (little host memory) they are appended to at the pace of the sort.
+  void make_writers(const Inputs& inputs, KeyType key_type, size_t key_count, size_t value_count, bool map_outputs,
+                    unsigned threads, Progress* progress) {
+    key_writer.emplace(*keys, inputs.keys.format(), key_type, key_count, map_outputs, threads, progress);
+    if (inputs.values) {
+      value_writer.emplace(*values, inputs.values->format(), inputs.values->shape.type, value_count, map_outputs,
+                           threads, progress);
+    }
+  }
+
+  /// Completes the files and puts them under their names; the mappings go after, beside whatever `meanwhile`
+  /// releases.
+  void commit(BackgroundJob& meanwhile) {
+    key_writer->finish();
+    if (value_writer) value_writer->finish();
+    keys->commit();
+    if (values) values->commit();
+    BackgroundJob release([&] {
+      keys->release();
+      if (values) values->release();
+    });
+    release.join();
+    meanwhile.join();
+  }
+};
+
+/// The sort in core: the backend reads the inputs and writes the mapped outputs chunk by chunk. `release_inputs`
+/// takes the inputs once the backend has read them, and frees them on its thread while the sort goes on.
+void sort_in_core(Inputs& inputs, const SortRequest& request, KeyType output_type, bool on_gpu, unsigned threads,
+                  SortBackend& backend, Outputs& outputs, Progress& progress, SortStats& stats,
+                  BackgroundJob& release_inputs) {
+  outputs.make_writers(inputs, output_type, request.count, request.count, true, threads, &progress);
+  SortIo io;
+  io.read_keys = column_reader(inputs.keys, threads, progress);
+  io.write_keys = outputs.key_writer->chunk_writer();
+  if (inputs.values) {
+    io.read_values = column_reader(*inputs.values, threads, progress);
+    io.write_values = outputs.value_writer->chunk_writer();
+  }
+  // While the GPU starts, the kernel reads binary inputs into the page cache, from which they are then copied.
+  BackgroundJob prefault_inputs;
+  if (on_gpu) {
+    prefault_inputs = BackgroundJob([&] {
+      if (inputs.keys.format() != Format::Text) inputs.keys.file.prefetch();
+      if (inputs.values && inputs.values->format() != Format::Text) inputs.values->file.prefetch();
+    });
+  }
+  // Once on the GPU, the inputs (a mapped file, parsed text) are released on another thread while the GPU sorts.
+  io.inputs_read = [&] {
+    prefault_inputs.join();
+    release_inputs = BackgroundJob([old = std::move(inputs)] {});
+  };
+  backend.sort(request, io, stats);
+}
+
+/// The sort streamed (out of core): parsed text (if any was loaded) goes, the inputs are read element by element,
+/// and the outputs are written as the buckets are sorted. Returns the count of keys sorted.
+size_t sort_streamed(const Options& options, Inputs& inputs, const SortRequest& request, KeyType output_type,
+                     const SortPlan& plan, const MemoryBudget& budget, SortBackend& backend, Outputs& outputs,
+                     Progress& progress, SortStats& stats) {
+  inputs.keys.column = Column{};
+  if (inputs.values) inputs.values->column = Column{};
+  // Text is parsed a block at a time, the blocks a small part of the host budget.
+  const size_t text_block_bytes = std::clamp<size_t>(budget.host_bytes / 32, 4096, size_t(16) << 20);
+  LoadedInput& keys = inputs.keys;
+  ElementStream key_stream(keys.file, keys.format(), keys.shape.type, options.threads, text_block_bytes);
+  std::optional<ElementStream> value_stream;
+  if (inputs.values) {
+    value_stream.emplace(inputs.values->file, inputs.values->format(), inputs.values->shape.type, options.threads,
+                         text_block_bytes);
+  }
+  // The counts known up front go into npy headers.
+  const bool map_outputs = keys.shape.count && (!inputs.values || inputs.values->shape.count) && !plan.spill;
+  OutOfCoreIo io;
+  io.writes_to_memory = map_outputs;
+  io.keys = &key_stream;
+  io.values = value_stream ? &*value_stream : nullptr;
+  // The writers are made once the sort's staging memory is pinned: mapping a large output faults it in on other
+  // threads, and pinning memory meanwhile would wait for that.
+  io.staging_allocated = [&] {
+    outputs.make_writers(inputs, output_type, keys.shape.count.value_or(0),
+                         inputs.values ? inputs.values->shape.count.value_or(0) : 0, map_outputs, options.threads,
+                         nullptr);
+  };
+  io.write_keys = [&](size_t first, size_t count, const void* source) {
+    outputs.key_writer->write(first, count, source);
+  };
+  if (inputs.values) {
+    io.write_values = [&](size_t first, size_t count, const void* source) {
+      outputs.value_writer->write(first, count, source);
+    };
+  }
+  io.spill_directory = spill_directory(options);
+  io.threads = options.threads;
+  return sort_out_of_core(backend, request, plan, budget, io, progress, stats);
+}
+
+Timings phase_timings(double read_seconds, const SortStats& stats, double commit_seconds, double total_seconds,
+                      double gpu_wait_seconds) {
+  Timings timings;
+  timings.read = read_seconds + stats.read_seconds;
+  timings.partition = stats.partition_seconds;
+  timings.to_gpu = stats.to_device_seconds;
+  timings.sort = stats.sort_seconds;
+  timings.back = stats.to_host_seconds;
+  timings.write = stats.write_seconds + commit_seconds;
+  timings.total = total_seconds;
+  timings.gpu_wait = gpu_wait_seconds;
+  timings.setup = std::max(0.0, timings.total - timings.read - timings.partition - timings.to_gpu - timings.sort -
+                                    timings.back - timings.write);
+  return timings;
+}
+
 }  // namespace
 
 int run(const Options& options) {
@@ -382,172 +573,53 @@ int run(const Options& options) {
 
   // A --tmpdir that cannot take spill files is an error whether or not this input would spill.
   if (!options.tmpdir.empty()) check_spill_directory(options.tmpdir);
-  // Open the outputs first, so an unwritable target fails before any work.
-  std::optional<AtomicOutput> output;
-  std::optional<AtomicOutput> values_output;
-  if (!options.check) output.emplace(options.output);
-  if (!options.values_output.empty()) values_output.emplace(options.values_output);
+  std::optional<Outputs> outputs;
+  if (!options.check) outputs.emplace(options);
 
   // Streams (stdin, pipes, devices) are held in memory whole: within the host budget, so that an endless one
   // (/dev/zero, `yes`) is an error rather than the end of the machine's memory.
-  const size_t host_budget = options.host_memory.value_or(available_host_memory() / 2);
-  const std::string limit_name =
-      options.host_memory
-          ? fmt::format("--host-memory {}; raise --host-memory, or give a regular file", human_bytes(host_budget))
-          : fmt::format("the host-memory budget of {} (half the available memory); raise it with --host-memory, or "
-                        "give a regular file",
-                        human_bytes(host_budget));
-  LoadedInput keys = open_input(options.input, options.format, options.type, host_budget, limit_name);
-  if (options.check) return check_sorted(keys, options.descending, options.threads);
-  std::optional<LoadedInput> values;
-  if (!options.values_input.empty()) {
-    const size_t keys_held = keys.file.in_memory() ? keys.file.size() : 0;
-    values = open_input(options.values_input, options.values_format, options.values_type,
-                        host_budget - std::min(host_budget, keys_held), limit_name);
-  }
-  const auto check_counts = [&](size_t key_count, size_t value_count) {
-    if (value_count != key_count) {
-      throw AppError(fmt::format("{} has {} values but {} has {} keys", values->file.name(), value_count,
-                                 keys.file.name(), key_count));
-    }
-  };
-  if (values && keys.shape.count && values->shape.count) check_counts(*keys.shape.count, *values->shape.count);
+  const HostBudget host = host_budget(options);
+  Inputs inputs{open_input(options.input, options.format, options.type, host.bytes, host.limit_name), {}};
+  if (options.check) return check_sorted(inputs.keys, options.descending, options.threads);
+  open_values(options, host, inputs);
+  load_text_within(host.bytes, options.threads, inputs);
+  const double read_seconds = seconds_since(start);
 
-  // Text is parsed into host memory for a sort in core; where that alone would pass the host budget, the sort
-  // streams it instead. Binary and npy inputs are read from the file as the sort asks: loading them costs nothing.
-  const auto text_bytes = [](const LoadedInput& input) {
-    return input.format() == Format::Text ? input.max_count() * key_type_size(input.shape.type) : 0;
-  };
-  const size_t in_core_text_bytes = text_bytes(keys) + (values ? text_bytes(*values) : 0);
-  if (in_core_text_bytes <= host_budget) {
-    load(keys, options.threads);
-    if (values) {
-      load(*values, options.threads);
-      check_counts(keys.column.count, values->column.count);
-    }
-  }
-  Timings timings;
-  timings.read = seconds_since(start);
-
-  SortRequest request;
-  request.key_type = keys.shape.type;
-  request.count = keys.loaded ? keys.column.count : keys.max_count();
-  request.descending = options.descending;
-  request.argsort = options.argsort;
-  request.value_bytes = values ? key_type_size(values->shape.type) : 0;
-
+  SortRequest request = sort_request(options, inputs);
   SortStats stats;
   const auto gpu_wait_start = Clock::now();
   std::shared_ptr<GpuResources> gpu = use_gpu(options.backend, gpu_found);
-  timings.gpu_wait = seconds_since(gpu_wait_start);
+  const double gpu_wait_seconds = seconds_since(gpu_wait_start);
   std::unique_ptr<SortBackend> backend = gpu ? make_gpu_backend(gpu) : make_cpu_backend();
   const MemoryBudget budget = memory_budget(options, *backend);
-  const size_t loaded_bytes = keys.loaded ? keys.column.bytes() + (values ? values->column.bytes() : 0) : 0;
+  const size_t loaded_bytes =
+      inputs.keys.loaded ? inputs.keys.column.bytes() + (inputs.values ? inputs.values->column.bytes() : 0) : 0;
   const SortPlan plan = plan_sort(*backend, request, loaded_bytes, budget);
-  const size_t input_bytes = keys.file.size() + (values ? values->file.size() : 0);
-  Progress progress(options.progress, input_bytes);
+  Progress progress(options.progress,
+                    inputs.keys.file.size() + (inputs.values ? inputs.values->file.size() : 0));
 
   const KeyType output_type = options.argsort ? KeyType::U64 : request.key_type;
-  InputSummary summary{keys.file.name(), keys.format(), keys.file.size(),
-                             request.count * key_type_size(request.key_type)};
-  // Outputs whose size is known are mapped and filled by several threads, in core and out of core with the buckets
-  // in host memory; with spill files (little host memory) they are appended to at the pace of the sort.
-  std::optional<OutputWriter> key_writer;
-  std::optional<OutputWriter> value_writer;
-  const auto make_writers = [&](size_t key_count, size_t value_count, bool map_outputs, bool in_core) {
-    key_writer.emplace(*output, keys.format(), output_type, key_count, map_outputs, options.threads,
-                       in_core ? &progress : nullptr);
-    if (values) {
-      value_writer.emplace(*values_output, values->format(), values->shape.type, value_count, map_outputs,
-                           options.threads, in_core ? &progress : nullptr);
-    }
-  };
-
-  BackgroundJob prefault_inputs;
+  InputSummary summary{inputs.keys.file.name(), inputs.keys.format(), inputs.keys.file.size(),
+                       request.count * key_type_size(request.key_type)};
   BackgroundJob release_inputs;
   if (plan.in_core) {
-    make_writers(request.count, request.count, true, true);
-    SortIo io;
-    io.read_keys = column_reader(keys, options.threads, progress);
-    io.write_keys = key_writer->chunk_writer();
-    if (values) {
-      io.read_values = column_reader(*values, options.threads, progress);
-      io.write_values = value_writer->chunk_writer();
-    }
-    // While the GPU starts, the kernel reads binary inputs into the page cache, from which they are then copied.
-    if (gpu) {
-      prefault_inputs = BackgroundJob([&] {
-        if (keys.format() != Format::Text) keys.file.prefetch();
-        if (values && values->format() != Format::Text) values->file.prefetch();
-      });
-    }
-    // Once on the GPU, the inputs (a mapped file, parsed text) are released on another thread while the GPU sorts.
-    io.inputs_read = [&] {
-      prefault_inputs.join();
-      release_inputs = BackgroundJob([old_keys = std::move(keys), old_values = std::move(values)] {});
-    };
-    backend->sort(request, io, stats);
+    sort_in_core(inputs, request, output_type, gpu != nullptr, options.threads, *backend, *outputs, progress, stats,
+                 release_inputs);
   } else {
-    // Streamed: parsed text (if any was loaded) goes; the counts known up front go into npy headers.
-    keys.column = Column{};
-    if (values) values->column = Column{};
-    // Text is parsed a block at a time, the blocks a small part of the host budget.
-    const size_t text_block_bytes = std::clamp<size_t>(budget.host_bytes / 32, 4096, size_t(16) << 20);
-    ElementStream key_stream(keys.file, keys.format(), keys.shape.type, options.threads, text_block_bytes);
-    std::optional<ElementStream> value_stream;
-    if (values) {
-      value_stream.emplace(values->file, values->format(), values->shape.type, options.threads, text_block_bytes);
-    }
-    const bool map_outputs = keys.shape.count && (!values || values->shape.count) && !plan.spill;
-    OutOfCoreIo io;
-    io.writes_to_memory = map_outputs;
-    io.keys = &key_stream;
-    io.values = value_stream ? &*value_stream : nullptr;
-    // The writers are made once the sort's staging memory is pinned: mapping a large output faults it in on other
-    // threads, and pinning memory meanwhile would wait for that.
-    io.staging_allocated = [&] {
-      make_writers(keys.shape.count.value_or(0), values ? values->shape.count.value_or(0) : 0,
-                   map_outputs, false);
-    };
-    io.write_keys = [&](size_t first, size_t count, const void* source) { key_writer->write(first, count, source); };
-    if (values) {
-      io.write_values = [&](size_t first, size_t count, const void* source) {
-        value_writer->write(first, count, source);
-      };
-    }
-    io.spill_directory = spill_directory(options);
-    io.threads = options.threads;
-    request.count = sort_out_of_core(*backend, request, plan, budget, io, progress, stats);
+    request.count = sort_streamed(options, inputs, request, output_type, plan, budget, *backend, *outputs, progress,
+                                  stats);
     summary.key_bytes = request.count * key_type_size(request.key_type);
   }
   const auto commit_start = Clock::now();
   // The staging buffers are freed while the outputs are completed.
   BackgroundJob release_gpu([old_backend = std::move(backend), old_gpu = std::move(gpu)] {});
-  key_writer->finish();
-  if (value_writer) value_writer->finish();
-  output->commit();
-  if (values_output) values_output->commit();
-  // The data are in the files under their names now; the mappings only have to go, beside the staging buffers.
-  BackgroundJob release_outputs([&] {
-    output->release();
-    if (values_output) values_output->release();
-  });
-  release_outputs.join();
-  release_gpu.join();
+  outputs->commit(release_gpu);
   release_inputs.join();
-  const double commit_seconds = seconds_since(commit_start);
-
-  timings.read += stats.read_seconds;
-  timings.partition = stats.partition_seconds;
-  timings.to_gpu = stats.to_device_seconds;
-  timings.sort = stats.sort_seconds;
-  timings.back = stats.to_host_seconds;
-  timings.write = stats.write_seconds + commit_seconds;
-  timings.total = seconds_since(start);
-  timings.setup = std::max(0.0, timings.total - timings.read - timings.partition - timings.to_gpu - timings.sort -
-                                    timings.back - timings.write);
+  const Timings timings =
+      phase_timings(read_seconds, stats, seconds_since(commit_start), seconds_since(start), gpu_wait_seconds);
   progress.clear();
   if (options.stats) print_stats(summary, request, stats, timings);
   return 0;
 }
+
 }  // namespace radix_sort
