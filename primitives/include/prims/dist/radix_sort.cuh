@@ -7,11 +7,14 @@
 // buffers never change size. Keys, values, orders and float order are those of prims::device::radix_sort_keys.
 //
 // The algorithm (detail/radix_sort_phases.cuh, docs/design-notes.md): partition the shard by the top digit,
-// find exact splitters by refining only the buckets that hold the rank boundaries, exchange whole top buckets in
-// chunks (grouped ncclSend/ncclRecv on a stream of the call's own), and sort each chunk's buckets on the remaining
-// digits with the single-GPU segmented sort as it lands. The host needs the exchange counts, so the call
-// synchronizes the stream: once per splitter round (at most one per key byte), and once more; the exchange and the
-// sort are queued on `s` (and the exchange's stream, which `s` waits for) when it returns.
+// find exact splitters by refining only the buckets that hold the rank boundaries, then exchange and sort the
+// remaining digits: one Onesweep pass gathers every arriving piece into its bucket, sorted on the lowest digit,
+// and segmented Onesweep passes sort the other digits bucket by bucket. Where every rank is in this process and
+// their GPUs reach each other's memory, the gathering pass reads the peers' partitioned buffers (in `temp`) over
+// the links; for that, `temp` must be memory that peer access covers (cudaMalloc's; memory from a stream-ordered
+// pool or a virtual-memory allocator needs its peers' access granted first). Otherwise grouped ncclSend/ncclRecv
+// bring the pieces first. The host needs the exchange counts, so the call synchronizes `s`: once per splitter
+// round (at most one per key byte); the exchange and the sort are still queued on `s` when it returns.
 //
 // Two-phase temporary storage as everywhere in prims: a call with temp == nullptr stores the bytes needed in
 // temp_bytes and communicates nothing. The size depends on n_local and the number of ranks only, so it suffices
@@ -32,7 +35,8 @@
 namespace prims::dist {
 
 /// Sorts keys spread over the ranks of `comm`: this rank gives keys_in[0..n_local) and gets keys_out[0..n_local),
-/// its slice of the global stable order. keys_in == keys_out works. Synchronizes `s`.
+/// its slice of the global stable order. keys_in == keys_out works. Synchronizes `s` while it plans the exchange;
+/// the rest is queued on `s` when it returns.
 /// Example (two GPUs, one thread each; comms from ncclCommInitAll, d_keys and d_sorted on rank r's GPU):
 ///   cudaSetDevice(r);
 ///   size_t bytes = 0;
@@ -49,7 +53,8 @@ ncclResult_t radix_sort_keys(ncclComm_t comm, void* temp, size_t& temp_bytes, co
 }
 
 /// Sorts (key, value) pairs spread over the ranks of `comm` by key: values move with their keys, equal keys keep
-/// (rank, index) order. In place works (keys_in == keys_out and values_in == values_out). Synchronizes `s`.
+/// (rank, index) order. In place works (keys_in == keys_out and values_in == values_out). Synchronizes `s` while
+/// it plans the exchange; the rest is queued on `s` when it returns.
 /// Example (a distributed argsort: values are global indices):
 ///   size_t bytes = 0;
 ///   prims::dist::radix_sort_pairs(comm, nullptr, bytes, d_keys, d_keys_out, d_index, d_index_out, n_local);
