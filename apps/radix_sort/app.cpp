@@ -460,19 +460,14 @@ struct Outputs {
     }
   }
 
-  /// Completes the files and puts them under their names; the mappings go after, beside whatever `meanwhile`
-  /// releases.
-  void commit(BackgroundJob& meanwhile) {
+  /// Completes the files and puts them under their names, then lets the mappings go.
+  void commit() {
     key_writer->finish();
     if (value_writer) value_writer->finish();
     keys->commit();
     if (values) values->commit();
-    BackgroundJob release([&] {
-      keys->release();
-      if (values) values->release();
-    });
-    release.join();
-    meanwhile.join();
+    keys->release();
+    if (values) values->release();
   }
 };
 
@@ -613,7 +608,8 @@ int run(const Options& options) {
   const auto commit_start = Clock::now();
   // The staging buffers are freed while the outputs are completed.
   BackgroundJob release_gpu([old_backend = std::move(backend), old_gpu = std::move(gpu)] {});
-  outputs->commit(release_gpu);
+  outputs->commit();
+  release_gpu.join();
   release_inputs.join();
   const Timings timings =
       phase_timings(read_seconds, stats, seconds_since(commit_start), seconds_since(start), gpu_wait_seconds);
