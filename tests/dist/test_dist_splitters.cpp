@@ -7,7 +7,9 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <map>
 #include <random>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -22,6 +24,8 @@ using prims::dist::detail::ExchangePiece;
 using prims::dist::detail::kBucketOffsets;
 using prims::dist::detail::kDigitBuckets;
 using prims::dist::detail::SplitterSearch;
+using prims::dist::detail::staged_prefixes;
+using prims::dist::detail::StagedPrefix;
 
 /// `count` consecutive elements of one source rank, from source index `first`, all with key `key` (the ordered
 /// sort bits).
@@ -258,6 +262,71 @@ void check_arriving_pieces(const std::vector<BucketExchange>& exchanges, const S
   }
 }
 
+/// Checks what rank r copies ahead from its peers under `budget` (staged_prefixes): from each peer the first
+/// pieces of its range only, whole, as one copy from the first one's source to its staged place; at most each
+/// peer's share of the budget (in proportion to what it sends), and no more pieces would fit it.
+void check_staged_prefixes(const BucketExchange& exchange, int r, uint64_t budget) {
+  std::vector<char> staged;
+  const std::vector<StagedPrefix> prefixes = staged_prefixes(exchange, r, budget, staged);
+  ASSERT_EQ(staged.size(), exchange.arriving.size());
+  std::map<int, uint64_t> far;
+  uint64_t far_total = 0;
+  for (const ArrivingPiece& piece : exchange.arriving) {
+    if (piece.sender != r) far[piece.sender] += piece.count, far_total += piece.count;
+  }
+  uint64_t copied = 0;
+  std::set<int> peers;
+  for (const StagedPrefix& prefix : prefixes) {
+    EXPECT_NE(prefix.peer, r);
+    EXPECT_TRUE(peers.insert(prefix.peer).second) << "one copy a peer";
+    const double share = budget >= far_total ? static_cast<double>(far[prefix.peer])
+                                             : static_cast<double>(budget) * static_cast<double>(far[prefix.peer]) /
+                                                   static_cast<double>(far_total);
+    EXPECT_LE(static_cast<double>(prefix.count), share);
+    // The peer's pieces in arrival order: staged ones first, back to back from the copy's start.
+    uint64_t source = prefix.source;
+    uint64_t staged_at = prefix.staged;
+    bool in_prefix = true;
+    bool first = true;
+    for (size_t i = 0; i < exchange.arriving.size(); ++i) {
+      const ArrivingPiece& piece = exchange.arriving[i];
+      if (piece.sender != prefix.peer) continue;
+      if (first) {
+        EXPECT_EQ(piece.source, prefix.source) << "the copy starts at the peer's first piece";
+        EXPECT_EQ(piece.staged, prefix.staged);
+        first = false;
+      }
+      if (staged[i] == 0) {
+        if (in_prefix) {
+          EXPECT_GT(static_cast<double>(source - prefix.source + piece.count), share) << "a piece that fits is left";
+        }
+        in_prefix = false;
+        continue;
+      }
+      EXPECT_TRUE(in_prefix) << "a staged piece after one that is not";
+      EXPECT_EQ(piece.source, source);
+      EXPECT_EQ(piece.staged, staged_at);
+      source += piece.count;
+      staged_at += piece.count;
+    }
+    EXPECT_EQ(source - prefix.source, prefix.count);
+    copied += prefix.count;
+  }
+  EXPECT_LE(copied, budget);
+  if (budget >= far_total) {
+    EXPECT_EQ(copied, far_total) << "a budget for everything copies everything";
+  }
+  for (size_t i = 0; i < exchange.arriving.size(); ++i) {
+    const int q = exchange.arriving[i].sender;
+    if (staged[i] != 0) {
+      EXPECT_EQ(peers.count(q), 1u);
+    }
+    if (q == r) {
+      EXPECT_EQ(staged[i], 0) << "own pieces are never copied";
+    }
+  }
+}
+
 /// Checks the bucket-by-bucket exchange of every rank (BucketExchange): sends match the peers' receives piece for
 /// piece and as one range a peer, staged back to back in peer order; what arrives fills each rank's buffer exactly
 /// (check_arriving_pieces); every segment holds keys of one top digit; and the segments sorted one by one are the
@@ -314,6 +383,9 @@ void check_bucket_exchange(const Simulation& sim, const Buffer& reference, int k
     }
     EXPECT_LE(staged, n_r);
     check_arriving_pieces(exchanges, sim, r);
+    for (const uint64_t budget : {uint64_t{0}, n_r / 8, n_r / 3, ~uint64_t{0}}) {
+      check_staged_prefixes(exchange, r, budget);
+    }
     // Everything that lands at r, by destination (arriving tiles [0, n_r): check_arriving_pieces).
     Buffer arrived;
     for (const ArrivingPiece& piece : exchange.arriving) {

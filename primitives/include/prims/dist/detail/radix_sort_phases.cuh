@@ -13,7 +13,9 @@
 //                       it lies and scattered on the lowest digit into its bucket, after the bucket's pieces from
 //                       lower ranks, as if the bucket had been sorted whole. Where all ranks share this process and
 //                       their GPUs reach each other (peer_buffers.cuh), the pass reads the peers' partitioned
-//                       buffers over the links (NVLink). Otherwise (ranks in several processes, or
+//                       buffers over the links (NVLink), except a prefix of each peer's range that a copy kernel
+//                       beside the counting brings over (copy_ahead), which it reads nearby: the links work during
+//                       the counting too. Otherwise (ranks in several processes, or
 //                       PRIMS_DIST_EXCHANGE=nccl) one grouped ncclSend/ncclRecv, a range a peer, stages what arrives
 //                       first. The remaining digits are sorted by segmented Onesweep passes, one segment a bucket.
 //                       Every bucket is stable (sender rank, then source index), and so is every pass: ties keep
@@ -66,8 +68,9 @@ struct PieceCopy {
 
 inline constexpr int kPieceCopyThreads = 256;
 /// Items a thread loads before it stores them: enough loads in flight to keep the links and memory busy (pieces
-/// start anywhere, so items move one at a time, not in vectors).
-inline constexpr int kPieceCopyItems = 8;
+/// start anywhere, so items move one at a time, not in vectors); the copies ahead run one block an SM, whose
+/// loads must cover the links' latency.
+inline constexpr int kPieceCopyItems = 16;
 
 /// The stores of a warp cover whole 128-byte lines of the destination where items divide a line: a piece lands
 /// anywhere, and a warp's stores across a line edge would cost two writes for one line's bytes.
@@ -179,6 +182,15 @@ class DistributedRadixSort {
   static constexpr int kSortedDigits = kSortedBits / kDigitBits;
   /// Keys of one digit need no local sort: what arrives lands in keys_out, sorted.
   static constexpr bool kArrivesSorted = kSortedBits == 0;
+  /// Where the ranks read each other's buffers, a rank copies 1/kStagedShare of its shard's count from its peers
+  /// ahead of the gathering pass, while it counts its own pieces: about what the links carry in that time (a link
+  /// direction moves about an eighth of what the memory reads, NV18 against HBM3; 8-byte keys count longer, their
+  /// seven digits against three), which the pass then reads nearby.
+  static constexpr size_t kStagedShare = sizeof(K) > 4 ? 5 : 8;
+  /// The counting's threads a block (one block an SM): fewer than the segmented sort's 1024, whose registers fill
+  /// an SM, so that a block of the copies ahead (kPieceCopyThreads) fits beside it. 8-byte keys take more
+  /// registers a thread.
+  static constexpr int kCountingThreads = sizeof(K) <= 4 ? 768 : 640;
   static constexpr int kParts = 17;
   /// The segmented Onesweep storage of the counting and of the gathering pass (sized for Onesweep's default
   /// tiles, which holds the fewer large ones).
@@ -242,7 +254,7 @@ class DistributedRadixSort {
                                   pieces * sizeof(PieceCopy),
                                   (1 + static_cast<size_t>(ranks)) * sizeof(PeerIdentity),
                                   (1 + static_cast<size_t>(ranks)) * sizeof(uint64_t),
-                                  2 * static_cast<size_t>(ranks) * sizeof(void*),
+                                  4 * static_cast<size_t>(ranks) * sizeof(void*),
                                   kPieceOffsetTables * pieces * sizeof(uint64_t),
                                   (kPieceWordTables * pieces + 3) * sizeof(unsigned)};
     void* parts[kParts];
@@ -272,7 +284,7 @@ class DistributedRadixSort {
     s.own_reach_ = static_cast<uint64_t*>(parts[13]);
     s.reaches_ = s.own_reach_ + 1;
     s.key_sources_ = static_cast<const K**>(parts[14]);
-    s.value_sources_ = reinterpret_cast<const V**>(s.key_sources_ + ranks);
+    s.value_sources_ = reinterpret_cast<const V**>(s.key_sources_ + 2 * static_cast<size_t>(ranks));
     s.piece_offsets_ = static_cast<uint64_t*>(parts[15]);
     s.piece_words_ = static_cast<unsigned*>(parts[16]);
     return ncclSuccess;
@@ -371,19 +383,31 @@ class DistributedRadixSort {
       if (result == ncclSuccess) result = error;
     };
     GatherState gather{};
+    // The copies ahead run beside the counting, on a side stream that starts here: every peer's partitioned
+    // buffer is final (partition() ended with a collective after every rank's last partition).
+    SideCopies ahead;
+    if (!staged_prefixes_.empty()) local(ahead.open(stream_));
     if (gathers_) {
       // Every piece's counts, before NCCL's transfer (which then travels alone).
       local(gather_storage(gather));
       if (result == ncclSuccess) local(count_pieces(gather));
+      if (result == ncclSuccess && ahead.stream != nullptr) local(copy_ahead(ahead));
       collective(gather_counts(gather));
     }
     if (!direct_) collective(transfer());
+    // The copies ahead end before the pass reads what they wrote and before this rank's last collective (after
+    // which its peers may reuse the buffers the copies read), even where a step failed.
+    if (ahead.queued) local(cudaStreamWaitEvent(stream_, ahead.done, 0));
     if (result == ncclSuccess) {
       if (gathers_) {
         local(gather_pieces(gather));
       } else {
-        local(copy_pieces(key_sources_, arrived_keys_));
-        if constexpr (kHasValues) local(copy_pieces(value_sources_, arrived_values_));
+        // The exchange unsorted: every arriving piece into its place.
+        int multiprocessors = 0;
+        local(prims::detail::multiprocessor_count(multiprocessors));
+        const unsigned blocks = static_cast<unsigned>(multiprocessors) * 4;
+        local(copy_pieces(key_sources_, arrived_keys_, blocks, stream_));
+        if constexpr (kHasValues) local(copy_pieces(value_sources_, arrived_values_, blocks, stream_));
       }
     }
     // Read straight from the peers: no rank goes on (nor returns, freeing its buffers) before every rank has read
@@ -444,15 +468,23 @@ class DistributedRadixSort {
   /// The counts of one rank's pieces for one receiver: one a bucket, every digit of the sorted bits.
   static constexpr size_t kReceiverCountWords = size_t{kDigitBuckets} * kSortedDigits * kDigitBuckets;
 
-  /// Where each arriving piece is read: its sender's partitioned buffer where the ranks reach each other, else
-  /// (through NCCL) this rank's own for the kept pieces and the staging area for the others.
-  uint64_t read_offset(const ArrivingPiece& piece) const {
-    return direct_ || piece.sender == rank_ ? piece.source : piece.staged;
+  /// Where arriving piece i is read: its sender's partitioned buffer where the ranks reach each other (unless it
+  /// was copied ahead: staged_prefixes_), else (through NCCL) this rank's own for the kept pieces and the staging
+  /// area for the others.
+  uint64_t read_offset(size_t i) const {
+    const ArrivingPiece& piece = exchange_.arriving[i];
+    return piece.sender == rank_ || (direct_ && staged_pieces_[i] == 0) ? piece.source : piece.staged;
+  }
+  /// Its row of the sources tables: the sender's rank, or ranks + the sender's rank where it is read from the
+  /// staging area after a copy ahead.
+  unsigned read_source(size_t i) const {
+    const ArrivingPiece& piece = exchange_.arriving[i];
+    return static_cast<unsigned>(direct_ && staged_pieces_[i] != 0 ? ranks_ + piece.sender : piece.sender);
   }
 
-  /// NCCL stages what arrives in whichever of keys_out and the arrived buffer the exchange does not write: the
-  /// arrived buffer where one gathering pass sorts everything into keys_out (or keys of one digit land there),
-  /// keys_out otherwise.
+  /// NCCL (and the copies ahead) stage what arrives in whichever of keys_out and the arrived buffer the exchange
+  /// does not write: the arrived buffer where one gathering pass sorts everything into keys_out (or keys of one
+  /// digit land there), keys_out otherwise.
   bool stages_in_arrived() const { return kArrivesSorted || (gathers_ && kSortedDigits == 1); }
   K* staging_keys() const { return stages_in_arrived() ? arrived_keys_ : io_.keys_out; }
   V* staging_values() const { return stages_in_arrived() ? arrived_values_ : io_.values_out; }
@@ -468,14 +500,18 @@ class DistributedRadixSort {
     const std::vector<ArrivingPiece>& arriving = exchange_.arriving;
     // Keys of one digit through NCCL are received straight into place: only the kept pieces are copied.
     const bool copies_received = direct_ || !kArrivesSorted;
+    // Where the ranks read each other's buffers, the gathering pass reads some far pieces from a copy made ahead.
+    staged_prefixes_.clear();
+    staged_pieces_.assign(arriving.size(), 0);
+    if (direct_ && gathers_) staged_prefixes_ = staged_prefixes(exchange_, rank_, n_ / kStagedShare, staged_pieces_);
     std::vector<PieceCopy> copies;
     for (size_t i = 0; i < arriving.size(); ++i) {
       const ArrivingPiece& piece = arriving[i];
-      const uint64_t from = read_offset(piece);
+      const uint64_t from = read_offset(i);
       offsets[kArrivingBegins * pieces + i] = from;
       offsets[kArrivingEnds * pieces + i] = from + piece.count;
       offsets[kArrivingBuckets * pieces + i] = piece.bucket_begin;
-      words[kArrivingSources * pieces + i] = static_cast<unsigned>(piece.sender);
+      words[kArrivingSources * pieces + i] = read_source(i);
       words[kArrivingRows * pieces + i] = static_cast<unsigned>(piece.sender * kDigitBuckets + piece.bucket);
       size_t first = i;
       while (first > 0 && arriving[first - 1].bucket == piece.bucket) --first;
@@ -483,19 +519,26 @@ class DistributedRadixSort {
       while (last < arriving.size() && arriving[last].bucket == piece.bucket) ++last;
       words[kArrivingFirsts * pieces + i] = static_cast<unsigned>(first);
       words[kArrivingLasts * pieces + i] = static_cast<unsigned>(last);
-      if (copies_received || piece.sender == rank_) {
+      if (!gathers_ && (copies_received || piece.sender == rank_)) {
         copies.push_back({from, piece.destination, piece.count, static_cast<uint64_t>(piece.sender)});
       }
     }
+    // The gathering pass reads every piece where it lies; its copies are the ones ahead, into the staging area.
+    for (const StagedPrefix& prefix : staged_prefixes_) {
+      copies.push_back({prefix.source, prefix.staged, prefix.count, static_cast<uint64_t>(prefix.peer)});
+    }
     copies_ = copies.size();
     for (size_t i = 0; i < pieces; ++i) words[kPieceIds * pieces + i] = static_cast<unsigned>(i);
-    // The gathering pass takes this rank's own pieces' tiles in proportion with the others'.
+    // The gathering pass takes the tiles of the pieces read nearby (this rank's own, and those copied ahead) in
+    // proportion with the others'.
     size_t listed = 0;
-    for (const bool own : {true, false}) {
+    for (const bool near : {true, false}) {
       for (size_t i = 0; i < arriving.size(); ++i) {
-        if ((arriving[i].sender == rank_) == own) words[kGatherOrder * pieces + listed++] = static_cast<unsigned>(i);
+        if ((arriving[i].sender == rank_ || staged_pieces_[i] != 0) == near) {
+          words[kGatherOrder * pieces + listed++] = static_cast<unsigned>(i);
+        }
       }
-      if (own) own_pieces_ = static_cast<unsigned>(listed);
+      if (near) near_pieces_ = static_cast<unsigned>(listed);
     }
     // Each arrived bucket's pieces (the segments are the non-empty buckets, in arrival order).
     size_t segment = 0;
@@ -519,8 +562,9 @@ class DistributedRadixSort {
     // Every rank's buffers as the exchange reads them.
     const K* staged_keys = staging_keys();
     const V* staged_values = staging_values();
-    // Keys' rows, then values': every rank's buffer as read.
-    const size_t rows = static_cast<size_t>(ranks_);
+    // Keys' rows, then values': every rank's buffer as read (read_source: [0, ranks)), then the staging area for
+    // the pieces copied ahead ([ranks, 2 ranks)).
+    const size_t rows = 2 * static_cast<size_t>(ranks_);
     std::vector<const void*> sources(2 * rows, nullptr);
     for (int q = 0; q < ranks_; ++q) {
       const size_t k = static_cast<size_t>(q);
@@ -532,6 +576,8 @@ class DistributedRadixSort {
         sources[k] = direct_ ? peers_.keys(q) : staged_keys;
         sources[v] = direct_ ? peers_.values(q) : static_cast<const void*>(staged_values);
       }
+      sources[k + static_cast<size_t>(ranks_)] = staged_keys;
+      sources[v + static_cast<size_t>(ranks_)] = staged_values;
     }
     PRIMS_NCCL_TRY_CUDA(cudaMemcpyAsync(key_sources_, sources.data(), sources.size() * sizeof(void*),
                                         cudaMemcpyHostToDevice, stream_));
@@ -632,7 +678,7 @@ class DistributedRadixSort {
   cudaError_t count_pieces(const GatherState& gather) const {
     using Policy = prims::detail::OnesweepPolicy<K, V>;
     using Tile = prims::detail::OnesweepTile<Policy, K, V>;
-    using Shape = prims::detail::SegmentedOnesweepHistogramShape<K>;
+    using Shape = prims::detail::HistogramShape<kCountingThreads, 1, sizeof(K) <= 4 ? 32 : 16>;
     int multiprocessors = 0;
     PRIMS_TRY(prims::detail::multiprocessor_count(multiprocessors));
     PRIMS_TRY(prims::detail::launch(prims::detail::segmented_onesweep_layout_kernel<Tile, uint64_t>,
@@ -695,7 +741,7 @@ class DistributedRadixSort {
       return prims::detail::segmented_onesweep_gather_pass<K, V, uint64_t, decltype(tiles)>(
           gather.gathering, key_sources_, value_sources_, keys_out, values_out, offset_table(kArrivingBegins),
           offset_table(kArrivingEnds), offset_table(kArrivingBuckets), word_table(kArrivingSources), digit,
-          direct_ ? own_pieces_ : 0u, stream_);
+          direct_ ? near_pieces_ : 0u, stream_);
     });
   }
 
@@ -723,6 +769,53 @@ class DistributedRadixSort {
           static_cast<const uint64_t*>(segment_ends_), order_, kDigitBits, kSortedBits, partitioned_keys_,
           partitioned_values_, stream_, fill_counts);
     });
+  }
+
+  /// A side stream and its events, released when it goes (work still queued on them completes first).
+  /// A side stream that starts where the stream stands when it is opened, and the event that marks the end of
+  /// the copies queued on it; released when it goes (work still queued on them completes first).
+  struct SideCopies {
+    cudaStream_t stream = nullptr;
+    cudaEvent_t start = nullptr;
+    cudaEvent_t done = nullptr;
+    /// Whether `done` was recorded after the copies (wait for it then, even where a step failed).
+    bool queued = false;
+    SideCopies() = default;
+    SideCopies(const SideCopies&) = delete;
+    SideCopies& operator=(const SideCopies&) = delete;
+    ~SideCopies() {
+      if (done != nullptr) cudaEventDestroy(done);
+      if (start != nullptr) cudaEventDestroy(start);
+      if (stream != nullptr) cudaStreamDestroy(stream);
+    }
+    cudaError_t open(cudaStream_t main) {
+      PRIMS_TRY(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+      PRIMS_TRY(cudaEventCreateWithFlags(&start, cudaEventDisableTiming));
+      PRIMS_TRY(cudaEventCreateWithFlags(&done, cudaEventDisableTiming));
+      PRIMS_TRY(cudaEventRecord(start, main));
+      return cudaStreamWaitEvent(stream, start, 0);
+    }
+  };
+
+  /// The copies ahead (staged_prefixes_, as piece_copies_): each peer's prefix from its partitioned buffer (over
+  /// the links) to the staging area, by a copy kernel of one block an SM on the side stream, beside the counting.
+  /// The counting's shape (kCountingThreads) leaves each SM the registers and threads of one copy block, so the
+  /// two run side by side whichever starts first: the counting reads this GPU's memory, the copy the links.
+  /// Not the copy engines: a copy-engine copy from a peer could wait on that peer's work, while the peer waited in
+  /// a collective for this rank (a hang seen on four GPUs).
+  cudaError_t copy_ahead(SideCopies& side) const {
+    int multiprocessors = 0;
+    PRIMS_TRY(prims::detail::multiprocessor_count(multiprocessors));
+    const unsigned blocks = static_cast<unsigned>(multiprocessors);
+    const cudaError_t keys = copy_pieces(key_sources_, staging_keys(), blocks, side.stream);
+    cudaError_t values = cudaSuccess;
+    if constexpr (kHasValues) {
+      if (keys == cudaSuccess) values = copy_pieces(value_sources_, staging_values(), blocks, side.stream);
+    }
+    // Whatever was launched is waited for before the buffers it reads or writes are used or given back.
+    PRIMS_TRY(cudaEventRecord(side.done, side.stream));
+    side.queued = true;
+    return keys != cudaSuccess ? keys : values;
   }
 
   /// Through NCCL: one grouped call of a send and a receive a peer (one range each: a rank's pieces for a peer
@@ -760,15 +853,13 @@ class DistributedRadixSort {
     });
   }
 
-  /// The exchange unsorted: every arriving piece copied from where it lies (sources) into its place in `to`, in
-  /// one launch.
+  /// The copies of piece_copies_, from where they lie (sources) into their places in `to`, in one launch of
+  /// `blocks` blocks on `stream`.
   template <class T>
-  cudaError_t copy_pieces(const T* const* sources, T* to) const {
+  cudaError_t copy_pieces(const T* const* sources, T* to, unsigned blocks, cudaStream_t stream) const {
     if (copies_ == 0) return cudaSuccess;
-    int multiprocessors = 0;
-    PRIMS_TRY(prims::detail::multiprocessor_count(multiprocessors));
-    copy_pieces_kernel<T><<<static_cast<unsigned>(multiprocessors) * 4, kPieceCopyThreads, 0, stream_>>>(
-        sources, to, piece_copies_, static_cast<unsigned>(copies_));
+    copy_pieces_kernel<T><<<blocks, kPieceCopyThreads, 0, stream>>>(sources, to, piece_copies_,
+                                                                     static_cast<unsigned>(copies_));
     return cudaGetLastError();
   }
 
@@ -861,10 +952,15 @@ class DistributedRadixSort {
   bool direct_ = false;
   /// Whether the exchange is the gathering pass (else a copy, then Onesweep or nothing).
   bool gathers_ = false;
-  /// The copies in piece_copies_ (where the exchange copies).
+  /// The copies in piece_copies_: every arriving piece where the exchange copies them unsorted, the copies ahead
+  /// where it gathers.
   size_t copies_ = 0;
-  /// This rank's own arriving pieces: the first ones of the gathering pass's order.
-  unsigned own_pieces_ = 0;
+  /// The arriving pieces read nearby (this rank's own and those copied ahead): the first ones of the gathering
+  /// pass's order.
+  unsigned near_pieces_ = 0;
+  /// What this rank copies ahead from each peer, and whether each arriving piece is among it.
+  std::vector<StagedPrefix> staged_prefixes_;
+  std::vector<char> staged_pieces_;
 };
 
 /// The whole sort behind the public calls: the two-phase protocol, then the three phases. Never throws (host

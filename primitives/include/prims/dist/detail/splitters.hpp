@@ -110,6 +110,64 @@ struct BucketExchange {
   std::vector<ArrivingPiece> arriving;
 };
 
+/// What a rank copies from one peer ahead of the gathering pass, while it counts its own pieces (where the ranks
+/// read each other's buffers): the first pieces of the peer's range for this rank, `count` keys from `source` of
+/// the peer's partitioned buffer to `staged` of this rank's staging area (where NCCL would receive them).
+struct StagedPrefix {
+  int peer;
+  uint64_t source;
+  uint64_t staged;
+  uint64_t count;
+};
+
+/// The prefixes rank `rank` copies ahead (StagedPrefix): whole pieces from the start of each peer's range, at most
+/// `budget` keys in all, shared among the peers in proportion to what each sends. staged[i] (one per
+/// exchange.arriving piece) tells whether arriving piece i is in one of them.
+inline std::vector<StagedPrefix> staged_prefixes(const BucketExchange& exchange, int rank, uint64_t budget,
+                                                 std::vector<char>& staged) {
+  const std::vector<ArrivingPiece>& arriving = exchange.arriving;
+  staged.assign(arriving.size(), 0);
+  int ranks = rank + 1;
+  for (const ArrivingPiece& piece : arriving) ranks = std::max(ranks, piece.sender + 1);
+  std::vector<uint64_t> far(static_cast<size_t>(ranks), 0);
+  uint64_t far_total = 0;
+  for (const ArrivingPiece& piece : arriving) {
+    if (piece.sender == rank) continue;
+    far[static_cast<size_t>(piece.sender)] += piece.count;
+    far_total += piece.count;
+  }
+  std::vector<StagedPrefix> prefixes;
+  if (far_total == 0 || budget == 0) return prefixes;
+  std::vector<uint64_t> share(static_cast<size_t>(ranks), 0);
+  for (size_t q = 0; q < share.size(); ++q) {
+    share[q] = budget >= far_total
+                   ? far[q]
+                   : static_cast<uint64_t>(static_cast<double>(budget) * static_cast<double>(far[q]) /
+                                           static_cast<double>(far_total));
+  }
+  // Each peer's pieces arrive in its range's order: a prefix of them is a prefix of the range.
+  std::vector<uint64_t> taken(static_cast<size_t>(ranks), 0);
+  std::vector<char> closed(static_cast<size_t>(ranks), 0);
+  std::vector<size_t> prefix_of(static_cast<size_t>(ranks), 0);
+  for (size_t i = 0; i < arriving.size(); ++i) {
+    const ArrivingPiece& piece = arriving[i];
+    const size_t q = static_cast<size_t>(piece.sender);
+    if (piece.sender == rank || closed[q] != 0) continue;
+    if (taken[q] + piece.count > share[q]) {
+      closed[q] = 1;
+      continue;
+    }
+    if (taken[q] == 0) {
+      prefix_of[q] = prefixes.size();
+      prefixes.push_back({piece.sender, piece.source, piece.staged, 0});
+    }
+    prefixes[prefix_of[q]].count += piece.count;
+    taken[q] += piece.count;
+    staged[i] = 1;
+  }
+  return prefixes;
+}
+
 /// The exact-splitter search of one rank.
 /// Example (one round per loop; GPU partitions and all-reduces in between):
 ///   SplitterSearch search(rank_counts, rank, 32);        // rank_counts: every rank's n, all-gathered
