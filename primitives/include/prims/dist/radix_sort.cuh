@@ -11,7 +11,7 @@
 // remaining digits: one Onesweep pass gathers every arriving piece into its bucket, sorted on the lowest digit,
 // and segmented Onesweep passes sort the other digits bucket by bucket. Where every rank is in this process and
 // their GPUs reach each other's memory, the gathering pass reads the peers' partitioned buffers (in `temp`) over
-// the links; for that, `temp` must be memory that peer access covers (cudaMalloc's; memory from a stream-ordered
+// the links (a prefix of them copied ahead by a kernel while the rank counts its pieces); for that, `temp` must be memory that peer access covers (cudaMalloc's; memory from a stream-ordered
 // pool or a virtual-memory allocator needs its peers' access granted first). Otherwise grouped ncclSend/ncclRecv
 // bring the pieces first. The host needs the exchange counts, so the call synchronizes `s`: once per splitter
 // round (at most one per key byte); the exchange and the sort are still queued on `s` when it returns.
