@@ -67,44 +67,46 @@ struct PieceCopy {
 };
 
 inline constexpr int kPieceCopyThreads = 256;
-/// Items a thread loads before it stores them: enough loads in flight to keep the links and memory busy (pieces
-/// start anywhere, so items move one at a time, not in vectors); the copies ahead run one block an SM, whose
-/// loads must cover the links' latency.
-inline constexpr int kPieceCopyItems = 16;
+/// Items a thread loads before it stores them, 128 bytes (pieces start anywhere, so items move one at a time, not
+/// in vectors): the copies ahead run one block an SM beside the counting, and far loads wait long on the links, so
+/// each thread keeps many in flight (with 64 bytes the copies moved about half as fast).
+template <class T>
+inline constexpr int kPieceCopyItems = sizeof(T) < 128 ? static_cast<int>(128 / sizeof(T)) : 1;
 
-/// The stores of a warp cover whole 128-byte lines of the destination where items divide a line: a piece lands
-/// anywhere, and a warp's stores across a line edge would cost two writes for one line's bytes.
+/// The loads of a warp cover whole 128-byte lines of the source where items divide a line: a piece starts
+/// anywhere, and a warp's loads across a line edge would cost two requests (over the links, for a peer's buffer)
+/// for one line's bytes.
 template <class T>
 inline constexpr uint64_t kPieceCopyLineItems = 128 % sizeof(T) == 0 ? 128 / sizeof(T) : 1;
 
 /// Copies pieces [0, num_pieces) from `sources[piece.rank]` (this rank's partitioned buffer, a peer's over the
 /// links, or where NCCL staged it) to `to`: every block takes its share of every piece, kPieceCopyItems a thread,
 /// so one launch moves all pieces (about one a bucket and rank) at the device's copy bandwidth, or the links'.
-/// Positions count from the destination's line edge before the piece (`head` items early), so warps store whole
-/// lines.
+/// Positions count from the source's line edge before the piece (`head` items early), so warps load whole lines.
 template <class T>
 __global__ void __launch_bounds__(kPieceCopyThreads)
     copy_pieces_kernel(const T* const* __restrict__ sources, T* __restrict__ to,
                        const PieceCopy* __restrict__ pieces, unsigned num_pieces) {
-  constexpr uint64_t kBlockItems = uint64_t{kPieceCopyThreads} * kPieceCopyItems;
+  constexpr int kItems = kPieceCopyItems<T>;
+  constexpr uint64_t kBlockItems = uint64_t{kPieceCopyThreads} * kItems;
   const uint64_t stride = static_cast<uint64_t>(gridDim.x) * kBlockItems;
   for (unsigned p = 0; p < num_pieces; ++p) {
     const PieceCopy piece = pieces[p];
-    const uint64_t head = (reinterpret_cast<uintptr_t>(to + piece.to) / sizeof(T)) % kPieceCopyLineItems<T>;
-    const uint64_t end = head + piece.count;
-    // Position v is item v - head of the piece.
     const T* source = sources[piece.rank] + piece.from;
     T* destination = to + piece.to;
+    const uint64_t head = (reinterpret_cast<uintptr_t>(source) / sizeof(T)) % kPieceCopyLineItems<T>;
+    const uint64_t end = head + piece.count;
+    // Position v is item v - head of the piece.
     for (uint64_t base = static_cast<uint64_t>(blockIdx.x) * kBlockItems + threadIdx.x; base < end;
          base += stride) {
-      T items[kPieceCopyItems];
+      T items[kItems];
 #pragma unroll
-      for (int j = 0; j < kPieceCopyItems; ++j) {
+      for (int j = 0; j < kItems; ++j) {
         const uint64_t v = base + static_cast<uint64_t>(j) * kPieceCopyThreads;
         if (v >= head && v < end) items[j] = source[v - head];
       }
 #pragma unroll
-      for (int j = 0; j < kPieceCopyItems; ++j) {
+      for (int j = 0; j < kItems; ++j) {
         const uint64_t v = base + static_cast<uint64_t>(j) * kPieceCopyThreads;
         if (v >= head && v < end) destination[v - head] = items[j];
       }
@@ -183,10 +185,10 @@ class DistributedRadixSort {
   /// Keys of one digit need no local sort: what arrives lands in keys_out, sorted.
   static constexpr bool kArrivesSorted = kSortedBits == 0;
   /// Where the ranks read each other's buffers, a rank copies 1/kStagedShare of its shard's count from its peers
-  /// ahead of the gathering pass, while it counts its own pieces: about what the links carry in that time (a link
-  /// direction moves about an eighth of what the memory reads, NV18 against HBM3; 8-byte keys count longer, their
-  /// seven digits against three), which the pass then reads nearby.
-  static constexpr size_t kStagedShare = sizeof(K) > 4 ? 5 : 8;
+  /// ahead of the gathering pass, while it counts its own pieces, which the pass then reads nearby: about what the
+  /// links carry in that time (8-byte keys count longer, their seven digits against three). Measured on two H200s
+  /// (docs/design-notes.md): 1/6 for 4-byte keys (1/4 to 1/16 tried), 1/5 for 8-byte keys (1/4 alike).
+  static constexpr size_t kStagedShare = sizeof(K) > 4 ? 5 : 6;
   /// The counting's threads a block (one block an SM): fewer than the segmented sort's 1024, whose registers fill
   /// an SM, so that a block of the copies ahead (kPieceCopyThreads) fits beside it. 8-byte keys take more
   /// registers a thread.
