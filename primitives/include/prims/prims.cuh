@@ -18,3 +18,4 @@
 #include "prims/device/radix_sort.cuh"
 #include "prims/device/radix_partition.cuh"
 #include "prims/device/segmented_radix_sort.cuh"
+#include "prims/device/select.cuh"

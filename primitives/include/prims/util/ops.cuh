@@ -1,6 +1,6 @@
 #pragma once
 // The binary operators that the device algorithms take. Any __device__-callable associative functor works;
-// these three are provided.
+// these three are provided, and Equal, the default equality of the selections.
 
 namespace prims {
 
@@ -25,6 +25,14 @@ struct Max {
   template <class T>
   __host__ __device__ T operator()(const T& a, const T& b) const {
     return a < b ? b : a;
+  }
+};
+
+/// a == b: the equality unique and the by-key algorithms use unless given another.
+struct Equal {
+  template <class T>
+  __host__ __device__ bool operator()(const T& a, const T& b) const {
+    return a == b;
   }
 };
 

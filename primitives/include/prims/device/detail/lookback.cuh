@@ -1,0 +1,282 @@
+#pragma once
+// The decoupled look-back (Merrill & Garland 2016) of every single-pass algorithm whose tiles carry one value: the
+// scan (scan_kernels.cuh) and the selections (select_kernels.cuh). A tile's block takes its tile id from a counter
+// in the order blocks start, so a tile only ever waits on tiles of blocks already running (deadlock-free under any
+// scheduling); it publishes its aggregate, looks back over its predecessors 32 at a time with one warp until it
+// meets an inclusive prefix, and publishes its own inclusive prefix.
+//
+//   TileStatus               one status word a tile (flag and value), in temporary storage
+//   init_tile_status_kernel  clears the words and the tile counter (temporary storage holds garbage on entry)
+//   LookBackPrefix           the block scan's prefix callback that publishes, looks back and publishes again
+//
+// A Policy gives look_back_wait_ns (the pause between polls of predecessors that have not published) and
+// look_back_tiles_per_lane (tiles each lane of the look-back warp reads a poll).
+
+#include <cuda/atomic>
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+#include "prims/util/launch.cuh"
+#include "prims/util/maybe.cuh"
+#include "prims/util/shuffle.cuh"
+#include "prims/util/temp_storage.cuh"
+#include "prims/warp/reduce.cuh"
+
+namespace prims::detail {
+
+/// What a tile has published: nothing yet, its own aggregate, or its inclusive prefix (everything up to and
+/// including it, seed included).
+enum TileFlag : unsigned { kTileInvalid = 0, kTileAggregate = 1, kTileInclusive = 2 };
+
+template <class T>
+struct TileState {
+  unsigned flag;
+  T value;
+};
+
+/// How a tile's status is kept: one 8-byte word (types of up to 4 bytes), one 16-byte word (8-byte types), or a
+/// flag apart from the value (other types). 5- to 7-byte types stay off the 16-byte word: ptxas split its 16-byte
+/// load into two 4-byte loads there, and a reader could see a flag with half a value.
+enum class TileStatusWord { Packed8, Packed16, Separate };
+
+template <class T>
+inline constexpr TileStatusWord kTileStatusWord = sizeof(T) <= 4   ? TileStatusWord::Packed8
+                                                  : sizeof(T) == 8 ? TileStatusWord::Packed16
+                                                                   : TileStatusWord::Separate;
+
+/// One status per tile. Types of 1-4 and of 8 bytes share one word with their flag, published and read with single
+/// accesses, so a reader sees flag and value together and no fence is needed. Other types keep the flag apart
+/// from two value slots (aggregate, inclusive: one slot would let a reader that saw "aggregate" read the
+/// inclusive prefix written over it); the value is written before the flag is stored with release semantics, and
+/// read after the flag is loaded with acquire semantics. Each tile's word (its flag, for larger types) sits alone
+/// in a slot of SLOT_BYTES, so that tiles published and polled at the same time do not share an L2 sector.
+template <class T, int SLOT_BYTES, TileStatusWord WORD = kTileStatusWord<T>>
+class TileStatus;
+
+/// A status word padded to its own slot.
+template <class Word, int SLOT_BYTES>
+struct alignas(SLOT_BYTES) TileStatusSlot {
+  static_assert(SLOT_BYTES >= static_cast<int>(sizeof(Word)) && (SLOT_BYTES & (SLOT_BYTES - 1)) == 0,
+                "a status slot is a power of two that holds its word");
+  Word word;
+};
+
+template <class T, int SLOT_BYTES>
+class TileStatus<T, SLOT_BYTES, TileStatusWord::Packed8> {
+  using Word = unsigned long long;
+  using Slot = TileStatusSlot<Word, SLOT_BYTES>;
+
+ public:
+  static size_t bytes(size_t num_tiles) { return num_tiles * sizeof(Slot); }
+  explicit TileStatus(void* storage, size_t) : slots_(static_cast<Slot*>(storage)) {}
+
+  __device__ void reset(size_t tile) const { slots_[tile].word = 0; }
+
+  __device__ void publish(size_t tile, TileFlag flag, const T& value) const {
+    unsigned bits = 0;
+    memcpy(&bits, &value, sizeof(T));
+    word(tile).store(static_cast<Word>(bits) << 32 | flag, cuda::memory_order_relaxed);
+  }
+
+  __device__ TileState<T> read(size_t tile) const {
+    const Word packed = word(tile).load(cuda::memory_order_relaxed);
+    const unsigned bits = static_cast<unsigned>(packed >> 32);
+    TileState<T> state;
+    state.flag = static_cast<unsigned>(packed);
+    memcpy(&state.value, &bits, sizeof(T));
+    return state;
+  }
+
+ private:
+  __device__ cuda::atomic_ref<Word, cuda::thread_scope_device> word(size_t tile) const {
+    return cuda::atomic_ref<Word, cuda::thread_scope_device>(slots_[tile].word);
+  }
+
+  Slot* slots_;
+};
+
+/// Flag and an up-to-8-byte value in one 16-byte aligned word, written with one 128-bit store (st.global.cg.v2)
+/// and read with one 128-bit load (ld.global.cv.v2, which always fetches from L2). The memory model makes no
+/// promise for vector accesses as a whole, but on sm_70 and later an aligned 16-byte access is performed as one
+/// transaction, so in practice it is single-copy atomic: a reader never sees a new flag with an old value. This
+/// is what the scan relies on (as CUB's tile status does); it saves the fences of the release/acquire scheme.
+/// Only for 8-byte types: with a smaller value both halves of the word have unused upper bits, and the compiler
+/// may then split the load into two narrower ones (ptxas did: torn reads, wrong sums).
+template <class T, int SLOT_BYTES>
+class TileStatus<T, SLOT_BYTES, TileStatusWord::Packed16> {
+  static_assert(sizeof(T) == 8, "the 16-byte status word is for 8-byte types; smaller ones use Packed8");
+  using Word = ulonglong2;  // x: the value's bits, y: the flag
+  using Slot = TileStatusSlot<Word, SLOT_BYTES>;
+
+ public:
+  static size_t bytes(size_t num_tiles) { return num_tiles * sizeof(Slot); }
+  explicit TileStatus(void* storage, size_t) : slots_(static_cast<Slot*>(storage)) {}
+
+  __device__ void reset(size_t tile) const { __stcg(&slots_[tile].word, Word{0, kTileInvalid}); }
+
+  __device__ void publish(size_t tile, TileFlag flag, const T& value) const {
+    unsigned long long bits = 0;
+    memcpy(&bits, &value, sizeof(T));
+    __stcg(&slots_[tile].word, Word{bits, flag});
+  }
+
+  __device__ TileState<T> read(size_t tile) const {
+    const Word word = __ldcv(&slots_[tile].word);
+    TileState<T> state;
+    state.flag = static_cast<unsigned>(word.y);
+    memcpy(&state.value, &word.x, sizeof(T));
+    return state;
+  }
+
+ private:
+  Slot* slots_;
+};
+
+template <class T, int SLOT_BYTES>
+class TileStatus<T, SLOT_BYTES, TileStatusWord::Separate> {
+  using Slot = TileStatusSlot<unsigned, SLOT_BYTES>;
+
+  static prims::detail::TempLayout<3> layout(size_t num_tiles) {
+    return prims::detail::TempLayout<3>({num_tiles * sizeof(Slot), num_tiles * sizeof(T), num_tiles * sizeof(T)});
+  }
+
+ public:
+  static size_t bytes(size_t num_tiles) { return layout(num_tiles).total_bytes; }
+  TileStatus(void* storage, size_t num_tiles) {
+    const auto parts = layout(num_tiles);
+    char* base = static_cast<char*>(storage);
+    flags_ = reinterpret_cast<Slot*>(base + parts.offsets[0]);
+    aggregates_ = reinterpret_cast<T*>(base + parts.offsets[1]);
+    inclusives_ = reinterpret_cast<T*>(base + parts.offsets[2]);
+  }
+
+  __device__ void reset(size_t tile) const { flags_[tile].word = kTileInvalid; }
+
+  __device__ void publish(size_t tile, TileFlag flag, const T& value) const {
+    (flag == kTileAggregate ? aggregates_ : inclusives_)[tile] = value;
+    flag_ref(tile).store(flag, cuda::memory_order_release);
+  }
+
+  __device__ TileState<T> read(size_t tile) const {
+    TileState<T> state;
+    state.flag = flag_ref(tile).load(cuda::memory_order_acquire);
+    if (state.flag == kTileAggregate) {
+      state.value = aggregates_[tile];
+    } else if (state.flag == kTileInclusive) {
+      state.value = inclusives_[tile];
+    }
+    return state;
+  }
+
+ private:
+  __device__ cuda::atomic_ref<unsigned, cuda::thread_scope_device> flag_ref(size_t tile) const {
+    return cuda::atomic_ref<unsigned, cuda::thread_scope_device>(flags_[tile].word);
+  }
+
+  Slot* flags_;
+  T* aggregates_;
+  T* inclusives_;
+};
+
+/// Temporary storage holds garbage on entry: clear every tile's status and the tile counter before the scan.
+template <class Status>
+__global__ void init_tile_status_kernel(Status status, size_t num_tiles, unsigned* tile_counter) {
+  prims::detail::wait_for_prior_grids();
+  prims::detail::allow_dependent_grids();
+  const size_t tile = static_cast<size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (tile < num_tiles) {
+    status.reset(tile);
+  }
+  if (tile == 0) {
+    *tile_counter = 0;
+  }
+}
+
+/// The block-scan prefix callback of a single-pass tile: publishes the tile's aggregate, looks back for the
+/// prefix of everything before the tile, and publishes the tile's inclusive prefix. Called by all of warp 0.
+template <class Policy, class T, class Op, class Status>
+struct LookBackPrefix {
+  Status status;
+  size_t tile;
+  Op op;
+  prims::detail::Maybe<T> seed;
+
+  __device__ T operator()(const T& aggregate) {
+    const bool publisher = threadIdx.x == 0;
+    if (tile == 0) {  // only seeded (exclusive) scans get here with tile 0
+      if (publisher) status.publish(0, kTileInclusive, op(seed.value, aggregate));
+      return seed.value;
+    }
+    if (publisher) status.publish(tile, kTileAggregate, aggregate);
+    const T prefix = look_back(aggregate);
+    if (publisher) status.publish(tile, kTileInclusive, op(prefix, aggregate));
+    return prefix;
+  }
+
+ private:
+  // Lane i watches the tiles_per_lane tiles (window - i * tiles_per_lane - k), k = 0, 1, ..., with window = tile - 1,
+  // then one window of 32 * tiles_per_lane tiles further back, and so on. Each lane first combines its own tiles
+  // up to the nearest inclusive prefix among them; the window's lane values are then combined up to the nearest
+  // lane with an inclusive prefix, and windows further back go on the left until one holds an inclusive prefix.
+  // Tile 0 always publishes an inclusive prefix, so the walk ends there at the latest.
+  __device__ T look_back(const T& placeholder) const {
+    constexpr int tiles_per_lane = Policy::look_back_tiles_per_lane;
+    constexpr long long window_tiles = static_cast<long long>(warp::kWarpThreads) * tiles_per_lane;
+    const int lane = threadIdx.x % warp::kWarpThreads;
+    T prefix = placeholder;
+    for (long long window = static_cast<long long>(tile) - 1;; window -= window_tiles) {
+      const long long nearest = window - static_cast<long long>(lane) * tiles_per_lane;
+      TileState<T> state;
+      unsigned inclusive_lanes;
+      for (;;) {
+        TileState<T> states[tiles_per_lane];
+#pragma unroll
+        for (int k = 0; k < tiles_per_lane; ++k) {
+          // Tiles before tile 0 pose as inclusive; tile 0, nearer, always ends the walk first.
+          states[k] = nearest - k >= 0 ? status.read(static_cast<size_t>(nearest - k))
+                                       : TileState<T>{kTileInclusive, placeholder};
+        }
+        state = states[0];
+        bool waiting = state.flag == kTileInvalid;
+#pragma unroll
+        for (int k = 1; k < tiles_per_lane; ++k) {
+          if (state.flag != kTileInclusive) {
+            waiting = waiting || states[k].flag == kTileInvalid;
+            state = TileState<T>{states[k].flag, op(states[k].value, state.value)};
+          }
+        }
+        const unsigned waiting_lanes = __ballot_sync(prims::detail::kFullWarpMask, waiting);
+        inclusive_lanes = __ballot_sync(prims::detail::kFullWarpMask, state.flag == kTileInclusive);
+        // Lanes up to the nearest inclusive one (all lanes when there is none): the lowest set bit and below.
+        const unsigned needed = inclusive_lanes ^ (inclusive_lanes - 1);
+        if ((waiting_lanes & needed) == 0) {
+          break;
+        }
+        __nanosleep(Policy::look_back_wait_ns);
+      }
+      const int last = inclusive_lanes != 0 ? __ffs(inclusive_lanes) - 1 : warp::kWarpThreads - 1;
+      const T window_total = reduce_window(state.value, last, lane);
+      prefix = window == static_cast<long long>(tile) - 1 ? window_total : op(window_total, prefix);
+      if (inclusive_lanes != 0) {
+        return prefix;
+      }
+    }
+  }
+
+  // value[last] op ... op value[0] (higher lanes hold earlier tiles) in every lane: a doubling tree in which
+  // lane i ends up holding lanes [i, min(i + 2 * offset - 1, last)], in order.
+  __device__ T reduce_window(T value, int last, int lane) const {
+#pragma unroll
+    for (int offset = 1; offset < warp::kWarpThreads; offset *= 2) {
+      const T earlier = prims::detail::shuffle_down(value, offset);
+      if (lane + offset <= last) {
+        value = op(earlier, value);
+      }
+    }
+    return prims::detail::shuffle_index(value, 0);
+  }
+};
+
+}  // namespace prims::detail

@@ -1,0 +1,243 @@
+#pragma once
+// Kernels and dispatch of the selections (prims::device::select_if, select_flagged, unique; device/select.cuh).
+//
+// One pass, one block a tile, on the look-back agent of lookback.cuh: a block loads its tile in the blocked
+// arrangement (thread t holds items [t * ITEMS, (t + 1) * ITEMS)), marks the items it keeps, counts them with a
+// block scan, takes the count of everything kept before its tile from the look-back (its own count published
+// first), then gathers its kept items in shared memory in order and writes them out as one contiguous run, so the
+// writes are coalesced. The block of the last tile writes the total.
+
+#include <cuda_runtime.h>
+
+#include <climits>
+#include <cstddef>
+#include <iterator>
+#include <type_traits>
+
+#include "prims/block/scan.cuh"
+#include "prims/device/detail/lookback.cuh"
+#include "prims/device/detail/tile_io.cuh"
+#include "prims/util/error.cuh"
+#include "prims/util/launch.cuh"
+#include "prims/util/maybe.cuh"
+#include "prims/util/ops.cuh"
+#include "prims/util/temp_storage.cuh"
+
+namespace prims::detail {
+
+/// Tuning of the selections on Hopper: 256 threads of 128 bytes of items each (32 four-byte items: 64 bytes lost
+/// 3-13% at 2^24-2^28, 96 bytes 1-2%), look-back as the scan's.
+/// Chosen with bench/bench_select (docs/design-notes.md, "Selections").
+template <class T>
+struct SelectPolicySm90 {
+  static constexpr int block_threads = 256;
+  static constexpr int bytes_per_thread = 128;
+  static constexpr int max_items_per_thread = 32;
+  static constexpr unsigned look_back_wait_ns = 64;
+  static constexpr int look_back_tiles_per_lane = 1;
+  static constexpr int status_slot_bytes = 32;
+  static constexpr CacheHint load_hint = CacheHint::Normal;
+};
+
+/// The policy for the architecture the library is built for; one entry today.
+template <class T>
+using SelectPolicy = SelectPolicySm90<T>;
+
+/// What a selection keeps. Each mode gives keep(items, ...) for a thread's blocked items.
+/// KeepIf: the items with pred(item). KeepFlagged: the items whose flag is nonzero. KeepUnique: the first item of
+/// every run of items equal under eq (the item before a thread's first item is handed in).
+enum class KeepKind { If, Flagged, Unique };
+template <class Pred>
+struct KeepIf {
+  static constexpr KeepKind kind = KeepKind::If;
+  Pred pred;
+};
+template <class FlagIt>
+struct KeepFlagged {
+  static constexpr KeepKind kind = KeepKind::Flagged;
+  FlagIt flags;
+};
+template <class Eq>
+struct KeepUnique {
+  static constexpr KeepKind kind = KeepKind::Unique;
+  Eq eq;
+};
+
+template <class InIt>
+using ItemOf = std::remove_cv_t<typename std::iterator_traits<InIt>::value_type>;
+
+template <class Policy, class T>
+struct SelectTile {
+  static constexpr int block_threads = Policy::block_threads;
+  /// bytes_per_thread of items, at most Policy::max_items_per_thread of them (narrow items would fill the registers).
+  static constexpr int items_per_thread =
+      Policy::bytes_per_thread >= static_cast<int>(sizeof(T))
+          ? (Policy::bytes_per_thread / static_cast<int>(sizeof(T)) < Policy::max_items_per_thread
+                 ? Policy::bytes_per_thread / static_cast<int>(sizeof(T))
+                 : Policy::max_items_per_thread)
+          : 1;
+  static constexpr int tile_items = block_threads * items_per_thread;
+  using Io = BlockedTileIo<T, block_threads, items_per_thread>;
+  using Count = unsigned long long;
+  using BlockScan = block::Scan<Count, block_threads>;
+
+  /// Flags of FlagIt read as coalesced vectors where it is a pointer to flags no wider than the items (their
+  /// exchange fits the items') whose vectors divide a thread's items.
+  template <class FlagIt, class F = std::remove_cv_t<std::remove_pointer_t<FlagIt>>>
+  static constexpr bool kVectorFlags =
+      std::is_pointer_v<FlagIt> && sizeof(F) <= sizeof(T) && items_per_thread % kVectorItems<F> == 0;
+
+  struct Storage {
+    union {
+      typename Io::Storage io;
+      T kept[tile_items];           // the tile's kept items, in order
+      T last_items[block_threads];  // each thread's last item (unique)
+    };
+    typename BlockScan::TempStorage scan;
+    Count prefix;
+  };
+
+  __host__ __device__ static constexpr size_t count(size_t n) { return (n + tile_items - 1) / tile_items; }
+
+  /// Whether each of this thread's items has a nonzero flag (items past `valid` are false).
+  template <class FlagIt>
+  __device__ static void load_flags(FlagIt flags, size_t tile_begin, int valid, bool (&kept)[items_per_thread],
+                                    Storage& storage) {
+    using F = std::remove_cv_t<typename std::iterator_traits<FlagIt>::value_type>;
+    F values[items_per_thread];
+    if constexpr (kVectorFlags<FlagIt>) {
+      static_assert(sizeof(typename BlockedTileIo<F, block_threads, items_per_thread>::Storage) <= sizeof(Storage),
+                    "the flags' exchange fits the tile's storage");
+      __syncthreads();  // the items' exchange storage is reused
+      BlockedTileIo<F, block_threads, items_per_thread>::load(
+          flags + tile_begin, valid, values,
+          *reinterpret_cast<typename BlockedTileIo<F, block_threads, items_per_thread>::Storage*>(&storage));
+    } else {
+#pragma unroll
+      for (int i = 0; i < items_per_thread; ++i) {
+        const int item = threadIdx.x * items_per_thread + i;
+        values[i] = flags[tile_begin + static_cast<size_t>(item < valid ? item : 0)];
+      }
+    }
+#pragma unroll
+    for (int i = 0; i < items_per_thread; ++i) {
+      kept[i] = static_cast<int>(threadIdx.x) * items_per_thread + i < valid && values[i] != F{};
+    }
+  }
+
+  /// Loads tile items [tile_begin, tile_begin + valid) blocked: pointers to T through BlockedTileIo (coalesced
+  /// vectors), other iterators item by item. Items past `valid` are copies of the tile's first.
+  template <class InIt>
+  __device__ static void load(InIt in, size_t tile_begin, int valid, T (&items)[items_per_thread],
+                              Storage& storage) {
+    if constexpr (std::is_pointer_v<InIt> && std::is_same_v<std::remove_cv_t<std::remove_pointer_t<InIt>>, T>) {
+      Io::template load<Policy::load_hint>(in + tile_begin, valid, items, storage.io);
+    } else {
+#pragma unroll
+      for (int i = 0; i < items_per_thread; ++i) {
+        const int item = threadIdx.x * items_per_thread + i;
+        items[i] = in[tile_begin + static_cast<size_t>(item < valid ? item : 0)];
+      }
+    }
+  }
+};
+
+/// One block a tile, tiles taken in start order from the counter (lookback.cuh).
+template <class Policy, class InIt, class OutIt, class Keep, class Status>
+__global__ void __launch_bounds__(Policy::block_threads)
+    select_kernel(InIt in, OutIt out, size_t* num_selected, size_t n, Keep keep, Status status,
+                  unsigned* tile_counter) {
+  using T = ItemOf<InIt>;
+  using Tile = SelectTile<Policy, T>;
+  using Count = typename Tile::Count;
+  constexpr int kItems = Tile::items_per_thread;
+  __shared__ typename Tile::Storage storage;
+  __shared__ unsigned tile_slot;
+  wait_for_prior_grids();
+  allow_dependent_grids();
+  if (threadIdx.x == 0) tile_slot = atomicAdd(tile_counter, 1u);
+  __syncthreads();
+  const size_t tile = tile_slot;
+  const size_t tile_begin = tile * Tile::tile_items;
+  const size_t rest = n - tile_begin;
+  const int valid = rest < static_cast<size_t>(Tile::tile_items) ? static_cast<int>(rest) : Tile::tile_items;
+
+  T items[kItems];
+  Tile::load(in, tile_begin, valid, items, storage);
+  bool kept[kItems];
+  const int first_item = threadIdx.x * kItems;
+  if constexpr (Keep::kind == KeepKind::Unique) {
+    // The item before each thread's first: the previous thread's last, or the one before the tile.
+    __syncthreads();  // the load's exchange storage is reused
+    storage.last_items[threadIdx.x] = items[kItems - 1];
+    __syncthreads();
+    T before = items[0];
+    if (threadIdx.x > 0) {
+      before = storage.last_items[threadIdx.x - 1];
+    } else if (tile > 0) {
+      before = in[tile_begin - 1];
+    }
+#pragma unroll
+    for (int i = 0; i < kItems; ++i) {
+      const bool head = i == 0 ? (tile == 0 && threadIdx.x == 0) || !keep.eq(before, items[0])
+                               : !keep.eq(items[i - 1], items[i]);
+      kept[i] = first_item + i < valid && head;
+    }
+  } else if constexpr (Keep::kind == KeepKind::If) {
+#pragma unroll
+    for (int i = 0; i < kItems; ++i) kept[i] = first_item + i < valid && static_cast<bool>(keep.pred(items[i]));
+  } else {
+    Tile::load_flags(keep.flags, tile_begin, valid, kept, storage);
+  }
+  Count count = 0;
+#pragma unroll
+  for (int i = 0; i < kItems; ++i) count += kept[i] ? 1 : 0;
+
+  Count tile_kept;
+  const Count offset = typename Tile::BlockScan(storage.scan).exclusive_scan(count, Sum{}, Count{0}, tile_kept);
+  // Everything kept before the tile: warp 0 publishes the tile's count and looks back.
+  if (threadIdx.x < warp::kWarpThreads) {
+    LookBackPrefix<Policy, Count, Sum, Status> look_back{status, tile, Sum{}, Maybe<Count>{Count{0}, true}};
+    const Count prefix = look_back(tile_kept);
+    if (threadIdx.x == 0) storage.prefix = prefix;
+  }
+  __syncthreads();  // the exchange storage is free; the prefix is set
+  Count slot = offset;
+#pragma unroll
+  for (int i = 0; i < kItems; ++i) {
+    if (kept[i]) storage.kept[slot++] = items[i];
+  }
+  __syncthreads();
+  const Count prefix = storage.prefix;
+  for (Count k = threadIdx.x; k < tile_kept; k += Tile::block_threads) out[prefix + k] = storage.kept[k];
+  if (threadIdx.x == 0 && tile_begin + Tile::tile_items >= n) *num_selected = static_cast<size_t>(prefix + tile_kept);
+}
+
+/// A selection with its policy given: the look-back's status and tile counter in temp, cleared, then one block a
+/// tile. n == 0 writes a zero count.
+template <class Policy, class InIt, class OutIt, class Keep>
+cudaError_t dispatch_select(void* temp, size_t& temp_bytes, InIt in, OutIt out, size_t* num_selected, size_t n,
+                            Keep keep, cudaStream_t stream, const char* name) {
+  using T = ItemOf<InIt>;
+  using Tile = SelectTile<Policy, T>;
+  using Status = TileStatus<typename Tile::Count, Policy::status_slot_bytes>;
+  const size_t num_tiles = Tile::count(n);
+  if (num_tiles > static_cast<size_t>(INT_MAX)) {
+    return invalid_value("%s: n = %zu needs more tiles than a grid has blocks", name, n);
+  }
+  void* buffers[2];
+  PRIMS_TRY(carve_temp(temp, temp_bytes, {Status::bytes(num_tiles), sizeof(unsigned)}, buffers));
+  if (temp == nullptr) return cudaSuccess;
+  if (num_selected == nullptr) return invalid_value("%s: num_selected is null", name);
+  if (n == 0) return cudaMemsetAsync(num_selected, 0, sizeof(size_t), stream);
+  const Status status(buffers[0], num_tiles);
+  unsigned* tile_counter = static_cast<unsigned*>(buffers[1]);
+  constexpr unsigned init_threads = 256;
+  const auto init_blocks = static_cast<unsigned>((num_tiles + init_threads - 1) / init_threads);
+  PRIMS_TRY(launch(init_tile_status_kernel<Status>, init_blocks, init_threads, 0, stream, status, num_tiles,
+                   tile_counter));
+  return launch(select_kernel<Policy, InIt, OutIt, Keep, Status>, static_cast<unsigned>(num_tiles),
+                Policy::block_threads, 0, stream, in, out, num_selected, n, keep, status, tile_counter);
+}
+
+}  // namespace prims::detail

@@ -1,0 +1,52 @@
+#pragma once
+// Device-wide selections (stream compaction): prims::device::select_if, select_flagged and unique.
+//
+// Each writes the items it keeps to out[0, k), in input order, and k to *num_selected (device memory): no host
+// synchronization. Inputs are random-access iterators (pointers, thrust::counting_iterator,
+// thrust::transform_iterator, ...), outputs pointers or output iterators. Two-phase temporary storage (call with
+// temp == nullptr to learn temp_bytes); they launch on `stream`, never synchronize it, and return the first CUDA
+// error they meet. n == 0 writes a count of 0. out may be the input pointer itself (in place): every kept item
+// lands at or before its own position, after its tile was read.
+//
+// One pass each (detail/select_kernels.cuh): a tile is read once, its kept items counted, the count before it
+// taken from the decoupled look-back (detail/lookback.cuh, as the scan's), and the kept items written as one
+// coalesced run.
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+
+#include "prims/device/detail/select_kernels.cuh"
+#include "prims/util/ops.cuh"
+
+namespace prims::device {
+
+/// Keeps the items with pred(item) true.
+/// Example: `select_if(temp, bytes, d_in, d_out, d_count, n, [] __device__(int x) { return x > 0; });`
+template <class InIt, class OutIt, class Pred>
+cudaError_t select_if(void* temp, size_t& temp_bytes, InIt in, OutIt out, size_t* num_selected, size_t n, Pred pred,
+                      cudaStream_t s = 0) {
+  using T = prims::detail::ItemOf<InIt>;
+  return prims::detail::dispatch_select<prims::detail::SelectPolicy<T>>(temp, temp_bytes, in, out, num_selected, n,
+                                                          prims::detail::KeepIf<Pred>{pred}, s, "select_if");
+}
+
+/// Keeps the items whose flag (flags[i], any type that compares with 0) is nonzero.
+template <class InIt, class FlagIt, class OutIt>
+cudaError_t select_flagged(void* temp, size_t& temp_bytes, InIt in, FlagIt flags, OutIt out, size_t* num_selected,
+                           size_t n, cudaStream_t s = 0) {
+  using T = prims::detail::ItemOf<InIt>;
+  return prims::detail::dispatch_select<prims::detail::SelectPolicy<T>>(temp, temp_bytes, in, out, num_selected, n,
+                                                          prims::detail::KeepFlagged<FlagIt>{flags}, s, "select_flagged");
+}
+
+/// Keeps the first item of every run of consecutive items equal under eq (eq(earlier, later)).
+template <class InIt, class OutIt, class Eq = prims::Equal>
+cudaError_t unique(void* temp, size_t& temp_bytes, InIt in, OutIt out, size_t* num_selected, size_t n, Eq eq = {},
+                   cudaStream_t s = 0) {
+  using T = prims::detail::ItemOf<InIt>;
+  return prims::detail::dispatch_select<prims::detail::SelectPolicy<T>>(temp, temp_bytes, in, out, num_selected, n,
+                                                          prims::detail::KeepUnique<Eq>{eq}, s, "unique");
+}
+
+}  // namespace prims::device

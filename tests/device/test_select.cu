@@ -1,0 +1,320 @@
+// prims::device::select_if, select_flagged and unique against CPU references: every size edge (tiles, look-back
+// windows of 32 tiles), selection ratios 0, 1%, 50%, 99% and 100%, runs of length 1, long runs and one run of
+// everything, 1- to 16-byte items, iterator inputs (thrust counting and transform iterators), in place, a custom
+// equality, float keys with -0.0/+0.0 and NaN, and 2^28 items. Outputs are poisoned first: nothing past the
+// count may be written.
+#include <thrust/iterator/counting_iterator.h>
+#include <thrust/iterator/transform_iterator.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <vector>
+
+#include "gpu_test.cuh"
+#include "prims/device/select.cuh"
+
+namespace {
+
+using prims::DeviceBuffer;
+
+constexpr size_t kGuard = 7;  // poisoned items past the selected ones that must stay poisoned
+
+template <class T>
+size_t tile_items() {
+  return prims::detail::SelectTile<prims::detail::SelectPolicy<T>, T>::tile_items;
+}
+
+template <class T>
+std::vector<size_t> select_sizes() {
+  std::vector<size_t> sizes = prims::test::edge_sizes(tile_items<T>());
+  for (size_t tiles : {size_t{32}, size_t{33}, size_t{65}}) {
+    for (long delta : {-1, 0, 1}) sizes.push_back(tiles * tile_items<T>() + delta);
+  }
+  sizes.push_back((size_t{1} << 20) + 7);
+  return sizes;
+}
+
+/// A value of T from an integer (each byte a function of it, for wide types).
+template <class T>
+T make(uint64_t x) {
+  if constexpr (std::is_arithmetic_v<T>) {
+    return static_cast<T>(x);
+  } else {
+    T value;
+    unsigned char bytes[sizeof(T)];
+    for (size_t i = 0; i < sizeof(T); ++i) bytes[i] = static_cast<unsigned char>(x * 131 + i);
+    std::memcpy(&value, bytes, sizeof(T));
+    return value;
+  }
+}
+
+template <class T>
+bool same_bytes(const T& a, const T& b) {
+  return std::memcmp(&a, &b, sizeof(T)) == 0;
+}
+
+/// Runs `call(temp, bytes, d_out, d_count)` and checks the count and out[0, count) against `expected` and that the
+/// kGuard items after them are untouched; returns the count read back.
+template <class T, class Call>
+void expect_selected(const std::vector<T>& expected, size_t capacity, Call call, const char* what) {
+  DeviceBuffer<T> out(capacity + kGuard);
+  out.fill_bytes(0xAB);
+  DeviceBuffer<size_t> count(1);
+  count.fill_bytes(0xEE);
+  prims::test::run_two_phase([&](void* temp, size_t& bytes) { return call(temp, bytes, out.data(), count.data()); });
+  const size_t got_count = count.download(1)[0];
+  ASSERT_EQ(got_count, expected.size()) << what;
+  const std::vector<T> got = out.download(capacity + kGuard);
+  for (size_t i = 0; i < expected.size(); ++i) {
+    ASSERT_TRUE(same_bytes(got[i], expected[i])) << what << ": item " << i << " of " << expected.size();
+  }
+  T poison;
+  std::memset(&poison, 0xAB, sizeof(T));
+  for (size_t i = expected.size(); i < capacity + kGuard && i < expected.size() + kGuard; ++i) {
+    ASSERT_TRUE(same_bytes(got[i], poison)) << what << ": item " << i << " past the selected ones was written";
+  }
+}
+
+struct Below {
+  uint64_t threshold;  // keeps items whose mixed bits fall below it
+  template <class T>
+  __host__ __device__ bool operator()(const T& x) const {
+    uint64_t bits = 0;
+    memcpy(&bits, &x, sizeof(T) < 8 ? sizeof(T) : 8);
+    bits ^= bits >> 29;
+    bits *= 0xBF58476D1CE4E5B9ull;
+    bits ^= bits >> 32;
+    return (bits % 1000) < threshold;
+  }
+};
+
+template <class T>
+void check_select_if(size_t n, uint64_t per_mille, uint64_t seed) {
+  std::vector<T> input(n);
+  std::mt19937_64 rng(seed);
+  for (auto& x : input) x = make<T>(rng());
+  const Below pred{per_mille};
+  std::vector<T> expected;
+  for (const T& x : input) {
+    if (pred(x)) expected.push_back(x);
+  }
+  DeviceBuffer<T> in(n);
+  in.upload(input.data(), n);
+  expect_selected<T>(expected, n, [&](void* temp, size_t& bytes, T* out, size_t* count) {
+    return prims::device::select_if(temp, bytes, in.data(), out, count, n, pred);
+  }, "select_if");
+}
+
+template <class T>
+class Select : public ::testing::Test {};
+struct Wide16 {
+  uint64_t a, b;
+};
+struct Three {
+  unsigned char c[3];
+};
+using ItemTypes = ::testing::Types<uint8_t, int16_t, int32_t, float, uint64_t, double, Three, Wide16>;
+TYPED_TEST_SUITE(Select, ItemTypes);
+
+TYPED_TEST(Select, IfEverySizeAndRatio) {
+  PRIMS_REQUIRE_GPU();
+  for (const size_t n : select_sizes<TypeParam>()) {
+    for (const uint64_t per_mille : {0, 10, 500, 990, 1000}) {
+      SCOPED_TRACE(::testing::Message() << "n = " << n << ", kept per mille " << per_mille);
+      check_select_if<TypeParam>(n, per_mille, n * 7 + per_mille);
+    }
+  }
+}
+
+TYPED_TEST(Select, FlaggedEverySize) {
+  PRIMS_REQUIRE_GPU();
+  using T = TypeParam;
+  for (const size_t n : select_sizes<T>()) {
+    SCOPED_TRACE(::testing::Message() << "n = " << n);
+    std::vector<T> input(n);
+    std::vector<unsigned char> flags(n);
+    std::mt19937_64 rng(n + 11);
+    std::vector<T> expected;
+    for (size_t i = 0; i < n; ++i) {
+      input[i] = make<T>(i);
+      flags[i] = static_cast<unsigned char>(rng() % 3 == 0 ? 1 + rng() % 200 : 0);  // any nonzero value keeps
+      if (flags[i] != 0) expected.push_back(input[i]);
+    }
+    DeviceBuffer<T> in(n);
+    DeviceBuffer<unsigned char> d_flags(n);
+    in.upload(input.data(), n);
+    d_flags.upload(flags.data(), n);
+    expect_selected<T>(expected, n, [&](void* temp, size_t& bytes, T* out, size_t* count) {
+      return prims::device::select_flagged(temp, bytes, in.data(), d_flags.data(), out, count, n);
+    }, "select_flagged");
+  }
+}
+
+/// Runs of lengths drawn up to max_run (1: all distinct), as unique's input.
+template <class T>
+std::vector<T> runs(size_t n, size_t max_run, uint64_t seed) {
+  std::vector<T> input(n);
+  std::mt19937_64 rng(seed);
+  uint64_t value = 0;
+  for (size_t i = 0; i < n;) {
+    const size_t length = 1 + rng() % max_run;
+    ++value;
+    for (size_t k = 0; k < length && i < n; ++k, ++i) input[i] = make<T>(value);
+  }
+  return input;
+}
+
+template <class T>
+std::vector<T> unique_reference(const std::vector<T>& input) {
+  std::vector<T> expected;
+  for (size_t i = 0; i < input.size(); ++i) {
+    if (i == 0 || !same_bytes(input[i], input[i - 1])) expected.push_back(input[i]);
+  }
+  return expected;
+}
+
+struct BytesEqual {
+  template <class T>
+  __host__ __device__ bool operator()(const T& a, const T& b) const {
+    const unsigned char* x = reinterpret_cast<const unsigned char*>(&a);
+    const unsigned char* y = reinterpret_cast<const unsigned char*>(&b);
+    for (size_t i = 0; i < sizeof(T); ++i) {
+      if (x[i] != y[i]) return false;
+    }
+    return true;
+  }
+};
+
+TYPED_TEST(Select, UniqueRunsOfEveryLength) {
+  PRIMS_REQUIRE_GPU();
+  using T = TypeParam;
+  for (const size_t n : select_sizes<T>()) {
+    for (const size_t max_run : {size_t{1}, size_t{4}, size_t{3000}, n + 1}) {
+      SCOPED_TRACE(::testing::Message() << "n = " << n << ", runs up to " << max_run);
+      const std::vector<T> input = runs<T>(n, max_run, n + max_run);
+      DeviceBuffer<T> in(n);
+      in.upload(input.data(), n);
+      expect_selected<T>(unique_reference(input), n, [&](void* temp, size_t& bytes, T* out, size_t* count) {
+        return prims::device::unique(temp, bytes, in.data(), out, count, n, BytesEqual{});
+      }, "unique");
+    }
+  }
+}
+
+TEST(Select, UniqueDefaultEqualityOnFloats) {
+  PRIMS_REQUIRE_GPU();
+  // operator==: -0.0 equals +0.0 (one run), NaN equals nothing (every NaN its own run).
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const std::vector<float> input = {1.0f, 1.0f, -0.0f, 0.0f, 0.0f, nan, nan, 2.0f, 2.0f, -0.0f};
+  const std::vector<float> expected = {1.0f, -0.0f, nan, nan, 2.0f, -0.0f};
+  DeviceBuffer<float> in(input.size());
+  in.upload(input.data(), input.size());
+  expect_selected<float>(expected, input.size(), [&](void* temp, size_t& bytes, float* out, size_t* count) {
+    return prims::device::unique(temp, bytes, in.data(), out, count, input.size());
+  }, "unique on floats");
+}
+
+struct Odd {
+  __host__ __device__ bool operator()(uint32_t x) const { return (x & 1u) != 0; }
+};
+struct Nonzero {
+  __host__ __device__ bool operator()(uint32_t x) const { return x != 0; }
+};
+/// 1 where kept[i] is not the i-th odd number.
+struct Misplaced {
+  const uint32_t* kept;
+  __host__ __device__ uint32_t operator()(uint32_t i) const { return kept[i] != 2 * i + 1 ? 1u : 0u; }
+};
+struct EveryThird {
+  __host__ __device__ int operator()(int i) const { return i % 3 == 0 ? 1 : 0; }
+};
+struct Fifth {
+  __host__ __device__ int operator()(int i) const { return i / 5; }
+};
+
+/// 2^28 four-byte items: the kept count and the kept items' sum checked on the GPU side by a second selection's
+/// count (the complement) and a reference sum.
+TEST(Select, LargeInputKeepsHalf) {
+  PRIMS_REQUIRE_GPU();
+  const size_t n = size_t{1} << 28;
+  const auto in = thrust::make_counting_iterator<uint32_t>(0);
+  const Odd odd;
+  DeviceBuffer<uint32_t> out(n / 2 + kGuard);
+  DeviceBuffer<size_t> count(1);
+  prims::test::run_two_phase([&](void* temp, size_t& bytes) {
+    return prims::device::select_if(temp, bytes, in, out.data(), count.data(), n, odd);
+  });
+  ASSERT_EQ(count.download(1)[0], n / 2);
+  // Every kept item is 2i + 1 at position i: a third selection keeps the ones that are not, and must keep none.
+  DeviceBuffer<size_t> wrong(1);
+  const uint32_t* kept = out.data();
+  const auto misplaced = thrust::make_transform_iterator(thrust::make_counting_iterator<uint32_t>(0), Misplaced{kept});
+  DeviceBuffer<uint32_t> scratch(n / 2);
+  prims::test::run_two_phase([&](void* temp, size_t& bytes) {
+    return prims::device::select_if(temp, bytes, misplaced, scratch.data(), wrong.data(), n / 2, Nonzero{});
+  });
+  EXPECT_EQ(wrong.download(1)[0], 0u);
+}
+
+TEST(Select, IteratorInputs) {
+  PRIMS_REQUIRE_GPU();
+  const size_t n = 3 * tile_items<int64_t>() + 5;
+  // Counting input, transform flags (every third item).
+  const auto in = thrust::make_counting_iterator<int64_t>(100);
+  const auto flags = thrust::make_transform_iterator(thrust::make_counting_iterator<int>(0), EveryThird{});
+  std::vector<int64_t> expected;
+  for (size_t i = 0; i < n; i += 3) expected.push_back(100 + static_cast<int64_t>(i));
+  expect_selected<int64_t>(expected, n, [&](void* temp, size_t& bytes, int64_t* out, size_t* count) {
+    return prims::device::select_flagged(temp, bytes, in, flags, out, count, n);
+  }, "select_flagged on iterators");
+  // unique over a transform iterator: i / 5 gives runs of 5.
+  const auto fifths = thrust::make_transform_iterator(thrust::make_counting_iterator<int>(0), Fifth{});
+  std::vector<int> runs_expected;
+  for (size_t i = 0; i < n; i += 5) runs_expected.push_back(static_cast<int>(i / 5));
+  expect_selected<int>(runs_expected, n, [&](void* temp, size_t& bytes, int* out, size_t* count) {
+    return prims::device::unique(temp, bytes, fifths, out, count, n);
+  }, "unique on a transform iterator");
+}
+
+TEST(Select, InPlace) {
+  PRIMS_REQUIRE_GPU();
+  for (const size_t n : {size_t{1000003}, 65 * tile_items<int>() + 1}) {
+    const std::vector<int> input = runs<int>(n, 4, n);
+    DeviceBuffer<int> data(n);
+    data.upload(input.data(), n);
+    DeviceBuffer<size_t> count(1);
+    prims::test::run_two_phase([&](void* temp, size_t& bytes) {
+      return prims::device::unique(temp, bytes, data.data(), data.data(), count.data(), n);
+    });
+    const std::vector<int> expected = unique_reference(input);
+    ASSERT_EQ(count.download(1)[0], expected.size());
+    const std::vector<int> got = data.download(expected.size());
+    EXPECT_EQ(got, expected) << "unique in place, n = " << n;
+
+    data.upload(input.data(), n);
+    const Below pred{500};
+    prims::test::run_two_phase([&](void* temp, size_t& bytes) {
+      return prims::device::select_if(temp, bytes, data.data(), data.data(), count.data(), n, pred);
+    });
+    std::vector<int> kept;
+    for (int x : input) {
+      if (pred(x)) kept.push_back(x);
+    }
+    ASSERT_EQ(count.download(1)[0], kept.size());
+    EXPECT_EQ(data.download(kept.size()), kept) << "select_if in place, n = " << n;
+  }
+}
+
+TEST(Select, NullCountIsInvalidValue) {
+  PRIMS_REQUIRE_GPU();
+  DeviceBuffer<int> in(10), out(10);
+  size_t bytes = 0;
+  ASSERT_EQ(cudaSuccess, prims::device::unique(nullptr, bytes, in.data(), out.data(), nullptr, 10));
+  DeviceBuffer<unsigned char> temp(bytes);
+  EXPECT_EQ(cudaErrorInvalidValue, prims::device::unique(temp.data(), bytes, in.data(), out.data(), nullptr, 10));
+}
+
+}  // namespace
