@@ -1,5 +1,6 @@
-// api_tour: the device API in one small program. A sum, a running total, and a sort of key-value pairs, each with
-// the two-phase temporary storage: ask for the bytes, allocate, run. Prints what it computed.
+// api_tour: the device API in one small program. A sum, a running total, a stream compaction and a sort of
+// key-value pairs, each with the two-phase temporary storage: ask for the bytes, allocate, run. Prints what it
+// computed.
 #include <prims/prims.cuh>
 
 #include <algorithm>
@@ -16,6 +17,11 @@
     }                                                                                    \
   } while (0)
 
+// The predicate of the compaction: any __device__-callable functor (or extended lambda).
+struct Positive {
+  __host__ __device__ bool operator()(int x) const { return x > 0; }
+};
+
 int main() {
   int devices = 0;
   if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
@@ -26,23 +32,27 @@ int main() {
   const std::vector<float> values = {0.5f, 1.5f, 2.5f, 3.5f, 4.5f, 5.5f, 6.5f, 7.5f};
   const size_t n = keys.size();
 
-  int *d_keys, *d_sum, *d_running, *d_sorted_keys;
+  int *d_keys, *d_sum, *d_running, *d_kept, *d_sorted_keys;
   float *d_values, *d_sorted_values;
+  size_t* d_kept_count;
   CHECK(cudaMalloc(&d_keys, n * sizeof(int)));
   CHECK(cudaMalloc(&d_sum, sizeof(int)));
   CHECK(cudaMalloc(&d_running, n * sizeof(int)));
+  CHECK(cudaMalloc(&d_kept, n * sizeof(int)));
+  CHECK(cudaMalloc(&d_kept_count, sizeof(size_t)));
   CHECK(cudaMalloc(&d_sorted_keys, n * sizeof(int)));
   CHECK(cudaMalloc(&d_values, n * sizeof(float)));
   CHECK(cudaMalloc(&d_sorted_values, n * sizeof(float)));
   CHECK(cudaMemcpy(d_keys, keys.data(), n * sizeof(int), cudaMemcpyHostToDevice));
   CHECK(cudaMemcpy(d_values, values.data(), n * sizeof(float), cudaMemcpyHostToDevice));
 
-  // One scratch allocation, as large as the largest of the three needs.
-  size_t sum_bytes = 0, scan_bytes = 0, sort_bytes = 0;
+  // One scratch allocation, as large as the largest of the four needs.
+  size_t sum_bytes = 0, scan_bytes = 0, select_bytes = 0, sort_bytes = 0;
   CHECK(prims::device::sum(nullptr, sum_bytes, d_keys, d_sum, n));
   CHECK(prims::device::exclusive_sum(nullptr, scan_bytes, d_keys, d_running, n));
+  CHECK(prims::device::select_if(nullptr, select_bytes, d_keys, d_kept, d_kept_count, n, Positive{}));
   CHECK(prims::device::radix_sort_pairs(nullptr, sort_bytes, d_keys, d_sorted_keys, d_values, d_sorted_values, n));
-  size_t temp_bytes = std::max({sum_bytes, scan_bytes, sort_bytes});
+  size_t temp_bytes = std::max({sum_bytes, scan_bytes, select_bytes, sort_bytes});
   void* temp = nullptr;
   CHECK(cudaMalloc(&temp, temp_bytes));
 
@@ -50,26 +60,34 @@ int main() {
   CHECK(cudaStreamCreate(&stream));
   CHECK(prims::device::sum(temp, temp_bytes, d_keys, d_sum, n, stream));
   CHECK(prims::device::exclusive_sum(temp, temp_bytes, d_keys, d_running, n, stream));
+  // The count of kept keys lands in device memory: no synchronization until the host needs it.
+  CHECK(prims::device::select_if(temp, temp_bytes, d_keys, d_kept, d_kept_count, n, Positive{}, stream));
   CHECK(prims::device::radix_sort_pairs(temp, temp_bytes, d_keys, d_sorted_keys, d_values, d_sorted_values, n,
                                         prims::device::Order::Descending, 0, 32, stream));
   CHECK(cudaStreamSynchronize(stream));
 
   int sum = 0;
-  std::vector<int> running(n), sorted_keys(n);
+  size_t kept_count = 0;
+  std::vector<int> running(n), kept(n), sorted_keys(n);
   std::vector<float> sorted_values(n);
   CHECK(cudaMemcpy(&sum, d_sum, sizeof(int), cudaMemcpyDeviceToHost));
   CHECK(cudaMemcpy(running.data(), d_running, n * sizeof(int), cudaMemcpyDeviceToHost));
+  CHECK(cudaMemcpy(&kept_count, d_kept_count, sizeof(size_t), cudaMemcpyDeviceToHost));
+  CHECK(cudaMemcpy(kept.data(), d_kept, kept_count * sizeof(int), cudaMemcpyDeviceToHost));
   CHECK(cudaMemcpy(sorted_keys.data(), d_sorted_keys, n * sizeof(int), cudaMemcpyDeviceToHost));
   CHECK(cudaMemcpy(sorted_values.data(), d_sorted_values, n * sizeof(float), cudaMemcpyDeviceToHost));
 
   std::printf("sum: %d\nexclusive sum:", sum);
   for (int r : running) std::printf(" %d", r);
+  std::printf("\npositive, in input order:");
+  for (size_t i = 0; i < kept_count; ++i) std::printf(" %d", kept[i]);
   std::printf("\nsorted, largest first (stable: the two -3 keep their order):");
   for (size_t i = 0; i < n; ++i) std::printf(" %d:%.1f", sorted_keys[i], sorted_values[i]);
   std::printf("\n");
 
   CHECK(cudaStreamDestroy(stream));
   for (void* p : {static_cast<void*>(d_keys), static_cast<void*>(d_sum), static_cast<void*>(d_running),
+                  static_cast<void*>(d_kept), static_cast<void*>(d_kept_count),
                   static_cast<void*>(d_sorted_keys), static_cast<void*>(d_values),
                   static_cast<void*>(d_sorted_values), temp}) {
     CHECK(cudaFree(p));

@@ -9,6 +9,11 @@ namespace {
 
 using prims::device::Order;
 
+struct IsOdd {
+  template <class T>
+  __host__ __device__ bool operator()(T x) const { return (x & 1) != 0; }
+};
+
 template <class K, class V>
 cudaError_t every_algorithm(void* temp, size_t& bytes, K* keys, V* values, size_t n, cudaStream_t s) {
   size_t* offsets = nullptr;
@@ -29,6 +34,9 @@ cudaError_t every_algorithm(void* temp, size_t& bytes, K* keys, V* values, size_
                                                 8 * int{sizeof(K)}, s));
   note(prims::device::segmented_radix_sort_pairs(temp, bytes, keys, keys, values, values, n, 1, begins, ends,
                                                  Order::Ascending, 0, 8 * int{sizeof(K)}, s));
+  note(prims::device::select_if(temp, bytes, keys, keys, offsets, n, IsOdd{}, s));
+  note(prims::device::select_flagged(temp, bytes, keys, values, keys, offsets, n, s));
+  note(prims::device::unique(temp, bytes, keys, keys, offsets, n, prims::Equal{}, s));
   return e;
 }
 

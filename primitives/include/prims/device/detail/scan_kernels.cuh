@@ -11,11 +11,9 @@
 // A scan is seeded (Maybe<T>): exclusive scans put init in front of everything; inclusive scans have nothing in
 // front of the first tile, which is then scanned without a prefix.
 //
-// SinglePass (Merrill & Garland 2016, decoupled look-back): init_tile_status_kernel clears one status word per
-// tile and the tile counter; single_pass_scan_kernel then takes tile ids from the counter in the order blocks
-// start, so a tile only ever waits on tiles of blocks that are already running (deadlock-free under any
-// scheduling). Each tile publishes its aggregate, looks back over its predecessors 32 at a time with one warp
-// until it meets an inclusive prefix, then publishes its own inclusive prefix.
+// SinglePass (Merrill & Garland 2016, decoupled look-back; the agent is lookback.cuh's, shared with the
+// selections): init_tile_status_kernel clears one status word per tile and the tile counter; single_pass_scan_kernel
+// then takes tile ids from the counter in the order blocks start and scans each tile behind LookBackPrefix.
 //
 // Every kernel is launched with programmatic dependent launch (util/launch.cuh) and so starts with
 // wait_for_prior_grids() before it touches global memory: the previous call may still be using the same
