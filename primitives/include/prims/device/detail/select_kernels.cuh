@@ -162,6 +162,11 @@ __global__ void __launch_bounds__(Policy::block_threads)
   const size_t rest = n - tile_begin;
   const int valid = rest < static_cast<size_t>(Tile::tile_items) ? static_cast<int>(rest) : Tile::tile_items;
 
+  // Unique: the item before the tile, read first so that its latency hides behind the tile's.
+  T before_tile{};
+  if constexpr (Keep::kind == KeepKind::Unique) {
+    if (threadIdx.x == 0 && tile > 0) before_tile = in[tile_begin - 1];
+  }
   T items[kItems];
   Tile::load(in, tile_begin, valid, items, storage);
   bool kept[kItems];
@@ -171,12 +176,7 @@ __global__ void __launch_bounds__(Policy::block_threads)
     __syncthreads();  // the load's exchange storage is reused
     storage.last_items[threadIdx.x] = items[kItems - 1];
     __syncthreads();
-    T before = items[0];
-    if (threadIdx.x > 0) {
-      before = storage.last_items[threadIdx.x - 1];
-    } else if (tile > 0) {
-      before = in[tile_begin - 1];
-    }
+    const T before = threadIdx.x > 0 ? storage.last_items[threadIdx.x - 1] : before_tile;
 #pragma unroll
     for (int i = 0; i < kItems; ++i) {
       const bool head = i == 0 ? (tile == 0 && threadIdx.x == 0) || !keep.eq(before, items[0])
