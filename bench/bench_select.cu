@@ -1,10 +1,12 @@
 // bench_select: prims::device::select_if (half the items kept), select_flagged (half the flags set) and unique
 // (runs of 4) against cub::DeviceSelect::If / Flagged / Unique and thrust::copy_if / unique_copy, same data, same
-// run, i32 items 2^16..2^28. Every contender's count and kept items are compared bitwise with a CPU-free reference:
-// CUB's result, itself checked against the count the input's construction implies. GB/s counts what a selection
-// must move: the items read once (and the flags), the kept ones written once.
+// run, i32 items 2^16..2^28. Every contender's count and kept items are compared bitwise with a reference: CUB's
+// result, whose count is itself checked (against the n/4 runs the input is built with for unique, against
+// thrust::count_if for the others). GB/s counts what a selection must move: the items read once (and the flags),
+// the kept ones written once.
 #include <cub/device/device_select.cuh>
 #include <thrust/copy.h>
+#include <thrust/count.h>
 #include <thrust/execution_policy.h>
 #include <thrust/unique.h>
 
@@ -67,9 +69,12 @@ void bench_case(prims::bench::Harness& harness, Buffers& b, size_t n, Kind kind)
   prims::check(cub_call(cub_temp.data(), cub_bytes, b.reference.data(), b.reference_count.data(), stream), "reference");
   prims::check(cudaStreamSynchronize(stream), "reference");
   const int expected = b.reference_count.download(1)[0];
-  const size_t built = kind == Kind::Unique ? (n + 3) / 4 : 0;
-  if (kind == Kind::Unique && static_cast<size_t>(expected) != built) {
-    throw std::runtime_error("the reference unique kept " + std::to_string(expected) + " items, not " + std::to_string(built));
+  const size_t built = kind == Kind::Unique  ? (n + 3) / 4
+                       : kind == Kind::If    ? static_cast<size_t>(thrust::count_if(thrust::device, in, in + n, Odd{}))
+                                             : static_cast<size_t>(thrust::count_if(thrust::device, b.flags.data(),
+                                                                                    b.flags.data() + n, FlagSet{}));
+  if (static_cast<size_t>(expected) != built) {
+    throw std::runtime_error("the reference kept " + std::to_string(expected) + " items, not " + std::to_string(built));
   }
   size_t thrust_count = 0;
   std::vector<Contender> contenders = {

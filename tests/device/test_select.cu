@@ -1,8 +1,8 @@
 // prims::device::select_if, select_flagged and unique against CPU references: every size edge (tiles, look-back
 // windows of 32 tiles), selection ratios 0, 1%, 50%, 99% and 100%, runs of length 1, long runs and one run of
-// everything, 1- to 16-byte items, iterator inputs (thrust counting and transform iterators), in place, a custom
-// equality, float keys with -0.0/+0.0 and NaN, and 2^28 items. Outputs are poisoned first: nothing past the
-// count may be written.
+// everything, 1- to 16-byte items (and items with a constructor), flags of bytes, bools and types wider than the
+// items, iterator inputs (thrust counting and transform iterators), in place, a custom equality, float keys with
+// -0.0/+0.0 and NaN, and 2^28 items. Outputs are poisoned first: nothing past the count may be written.
 #include <thrust/iterator/counting_iterator.h>
 #include <thrust/iterator/transform_iterator.h>
 
@@ -56,8 +56,8 @@ bool same_bytes(const T& a, const T& b) {
   return std::memcmp(&a, &b, sizeof(T)) == 0;
 }
 
-/// Runs `call(temp, bytes, d_out, d_count)` and checks the count and out[0, count) against `expected` and that the
-/// kGuard items after them are untouched; returns the count read back.
+/// Runs `call(temp, bytes, d_out, d_count)` and checks the count and out[0, count) against `expected`, and that
+/// every item after them (capacity + kGuard in all) is untouched.
 template <class T, class Call>
 void expect_selected(const std::vector<T>& expected, size_t capacity, Call call, const char* what) {
   DeviceBuffer<T> out(capacity + kGuard);
@@ -73,7 +73,7 @@ void expect_selected(const std::vector<T>& expected, size_t capacity, Call call,
   }
   T poison;
   std::memset(&poison, 0xAB, sizeof(T));
-  for (size_t i = expected.size(); i < capacity + kGuard && i < expected.size() + kGuard; ++i) {
+  for (size_t i = expected.size(); i < capacity + kGuard; ++i) {
     ASSERT_TRUE(same_bytes(got[i], poison)) << what << ": item " << i << " past the selected ones was written";
   }
 }
@@ -235,8 +235,8 @@ struct Fifth {
   __host__ __device__ int operator()(int i) const { return i / 5; }
 };
 
-/// 2^28 four-byte items: the kept count and the kept items' sum checked on the GPU side by a second selection's
-/// count (the complement) and a reference sum.
+/// 2^28 four-byte items kept by half (a counting iterator's odd numbers): the count, and every kept item in its
+/// place, checked on the GPU by a second selection that keeps the misplaced ones (and must keep none).
 TEST(Select, LargeInputKeepsHalf) {
   PRIMS_REQUIRE_GPU();
   const size_t n = size_t{1} << 28;
@@ -305,7 +305,80 @@ TEST(Select, InPlace) {
     }
     ASSERT_EQ(count.download(1)[0], kept.size());
     EXPECT_EQ(data.download(kept.size()), kept) << "select_if in place, n = " << n;
+
+    // select_flagged in place, on 8-byte items.
+    std::vector<uint64_t> wide(n);
+    std::vector<unsigned char> flags(n);
+    std::vector<uint64_t> flagged;
+    for (size_t i = 0; i < n; ++i) {
+      wide[i] = i * 0x9E3779B97F4A7C15ull;
+      flags[i] = static_cast<unsigned char>((wide[i] >> 61) == 3);
+      if (flags[i] != 0) flagged.push_back(wide[i]);
+    }
+    DeviceBuffer<uint64_t> wide_data(n);
+    DeviceBuffer<unsigned char> d_flags(n);
+    wide_data.upload(wide.data(), n);
+    d_flags.upload(flags.data(), n);
+    prims::test::run_two_phase([&](void* temp, size_t& bytes) {
+      return prims::device::select_flagged(temp, bytes, wide_data.data(), d_flags.data(), wide_data.data(),
+                                           count.data(), n);
+    });
+    ASSERT_EQ(count.download(1)[0], flagged.size());
+    EXPECT_EQ(wide_data.download(flagged.size()), flagged) << "select_flagged in place, n = " << n;
   }
+}
+
+/// Flags of other types: bools, and 8-byte flags wider than 4-byte items (read item by item, not as vectors).
+TEST(Select, FlagTypes) {
+  PRIMS_REQUIRE_GPU();
+  const size_t n = 7 * tile_items<int>() + 3;
+  std::vector<int> input(n);
+  std::vector<char> bools(n);
+  std::vector<int64_t> wide(n);
+  std::vector<int> expected;
+  for (size_t i = 0; i < n; ++i) {
+    input[i] = static_cast<int>(i * 3);
+    bools[i] = static_cast<char>(i % 7 == 2);
+    wide[i] = i % 7 == 2 ? int64_t{1} << 40 : 0;  // nonzero only in the high word
+    if (i % 7 == 2) expected.push_back(input[i]);
+  }
+  DeviceBuffer<int> in(n);
+  DeviceBuffer<bool> d_bools(n);
+  DeviceBuffer<int64_t> d_wide(n);
+  in.upload(input.data(), n);
+  prims::check(cudaMemcpy(d_bools.data(), bools.data(), n, cudaMemcpyHostToDevice), "bool flags");
+  d_wide.upload(wide.data(), n);
+  expect_selected<int>(expected, n, [&](void* temp, size_t& bytes, int* out, size_t* count) {
+    return prims::device::select_flagged(temp, bytes, in.data(), static_cast<const bool*>(d_bools.data()), out, count, n);
+  }, "bool flags");
+  expect_selected<int>(expected, n, [&](void* temp, size_t& bytes, int* out, size_t* count) {
+    return prims::device::select_flagged(temp, bytes, in.data(), d_wide.data(), out, count, n);
+  }, "8-byte flags of 4-byte items");
+}
+
+/// An item type with a constructor and default member initializers compiles and selects like any other.
+struct Tagged {
+  int value = 0;
+  int tag = 7;  // no padding: the checks compare bytes
+  Tagged() = default;
+  __host__ __device__ Tagged(int v, int t) : value(v), tag(t) {}
+  __host__ __device__ bool operator==(const Tagged& other) const { return value == other.value; }
+};
+
+TEST(Select, ItemsWithConstructors) {
+  PRIMS_REQUIRE_GPU();
+  const size_t n = 3 * tile_items<Tagged>() + 11;
+  std::vector<Tagged> input(n);
+  std::vector<Tagged> expected;
+  for (size_t i = 0; i < n; ++i) {
+    input[i] = Tagged(static_cast<int>(i / 3), static_cast<int>(i % 3));
+    if (i % 3 == 0) expected.push_back(input[i]);  // the first of each run of 3
+  }
+  DeviceBuffer<Tagged> in(n);
+  in.upload(input.data(), n);
+  expect_selected<Tagged>(expected, n, [&](void* temp, size_t& bytes, Tagged* out, size_t* count) {
+    return prims::device::unique(temp, bytes, in.data(), out, count, n);
+  }, "unique of items with constructors");
 }
 
 TEST(Select, NullCountIsInvalidValue) {

@@ -31,7 +31,7 @@ cudaError_t select_if(void* temp, size_t& temp_bytes, InIt in, OutIt out, size_t
                                                           prims::detail::KeepIf<Pred>{pred}, s, "select_if");
 }
 
-/// Keeps the items whose flag (flags[i], any type that compares with 0) is nonzero.
+/// Keeps the items whose flag (flags[i]) differs from a value-initialized flag: nonzero numbers, true.
 template <class InIt, class FlagIt, class OutIt>
 cudaError_t select_flagged(void* temp, size_t& temp_bytes, InIt in, FlagIt flags, OutIt out, size_t* num_selected,
                            size_t n, cudaStream_t s = 0) {

@@ -87,14 +87,20 @@ struct SelectTile {
   static constexpr bool kVectorFlags =
       std::is_pointer_v<FlagIt> && sizeof(F) <= sizeof(T) && items_per_thread % kVectorItems<F> == 0;
 
+  /// The tile's shared memory: one area used in turn by the load's exchange, each thread's last item (unique),
+  /// the flags' exchange and the kept items in order; raw bytes, so that items with constructors fit too.
   struct Storage {
-    union {
-      typename Io::Storage io;
-      T kept[tile_items];           // the tile's kept items, in order
-      T last_items[block_threads];  // each thread's last item (unique)
-    };
+    static constexpr size_t kTileBytes = sizeof(typename Io::Storage) > tile_items * sizeof(T)
+                                             ? sizeof(typename Io::Storage)
+                                             : tile_items * sizeof(T);
+    alignas(alignof(typename Io::Storage) > alignof(T) ? alignof(typename Io::Storage) : alignof(T))
+        unsigned char tile[kTileBytes];
     typename BlockScan::TempStorage scan;
     Count prefix;
+
+    __device__ typename Io::Storage& io() { return *reinterpret_cast<typename Io::Storage*>(tile); }
+    __device__ T* kept() { return reinterpret_cast<T*>(tile); }
+    __device__ T* last_items() { return reinterpret_cast<T*>(tile); }
   };
 
   __host__ __device__ static constexpr size_t count(size_t n) { return (n + tile_items - 1) / tile_items; }
@@ -106,12 +112,10 @@ struct SelectTile {
     using F = std::remove_cv_t<typename std::iterator_traits<FlagIt>::value_type>;
     F values[items_per_thread];
     if constexpr (kVectorFlags<FlagIt>) {
-      static_assert(sizeof(typename BlockedTileIo<F, block_threads, items_per_thread>::Storage) <= sizeof(Storage),
-                    "the flags' exchange fits the tile's storage");
+      using FlagIo = BlockedTileIo<F, block_threads, items_per_thread>;
+      static_assert(sizeof(typename FlagIo::Storage) <= Storage::kTileBytes, "the flags' exchange fits the tile's");
       __syncthreads();  // the items' exchange storage is reused
-      BlockedTileIo<F, block_threads, items_per_thread>::load(
-          flags + tile_begin, valid, values,
-          *reinterpret_cast<typename BlockedTileIo<F, block_threads, items_per_thread>::Storage*>(&storage));
+      FlagIo::load(flags + tile_begin, valid, values, *reinterpret_cast<typename FlagIo::Storage*>(storage.tile));
     } else {
 #pragma unroll
       for (int i = 0; i < items_per_thread; ++i) {
@@ -131,7 +135,7 @@ struct SelectTile {
   __device__ static void load(InIt in, size_t tile_begin, int valid, T (&items)[items_per_thread],
                               Storage& storage) {
     if constexpr (std::is_pointer_v<InIt> && std::is_same_v<std::remove_cv_t<std::remove_pointer_t<InIt>>, T>) {
-      Io::template load<Policy::load_hint>(in + tile_begin, valid, items, storage.io);
+      Io::template load<Policy::load_hint>(in + tile_begin, valid, items, storage.io());
     } else {
 #pragma unroll
       for (int i = 0; i < items_per_thread; ++i) {
@@ -174,9 +178,9 @@ __global__ void __launch_bounds__(Policy::block_threads)
   if constexpr (Keep::kind == KeepKind::Unique) {
     // The item before each thread's first: the previous thread's last, or the one before the tile.
     __syncthreads();  // the load's exchange storage is reused
-    storage.last_items[threadIdx.x] = items[kItems - 1];
+    storage.last_items()[threadIdx.x] = items[kItems - 1];
     __syncthreads();
-    const T before = threadIdx.x > 0 ? storage.last_items[threadIdx.x - 1] : before_tile;
+    const T before = threadIdx.x > 0 ? storage.last_items()[threadIdx.x - 1] : before_tile;
 #pragma unroll
     for (int i = 0; i < kItems; ++i) {
       const bool head = i == 0 ? (tile == 0 && threadIdx.x == 0) || !keep.eq(before, items[0])
@@ -205,11 +209,11 @@ __global__ void __launch_bounds__(Policy::block_threads)
   Count slot = offset;
 #pragma unroll
   for (int i = 0; i < kItems; ++i) {
-    if (kept[i]) storage.kept[slot++] = items[i];
+    if (kept[i]) storage.kept()[slot++] = items[i];
   }
   __syncthreads();
   const Count prefix = storage.prefix;
-  for (Count k = threadIdx.x; k < tile_kept; k += Tile::block_threads) out[prefix + k] = storage.kept[k];
+  for (Count k = threadIdx.x; k < tile_kept; k += Tile::block_threads) out[prefix + k] = storage.kept()[k];
   if (threadIdx.x == 0 && tile_begin + Tile::tile_items >= n) *num_selected = static_cast<size_t>(prefix + tile_kept);
 }
 
