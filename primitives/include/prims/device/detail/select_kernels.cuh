@@ -25,8 +25,8 @@
 
 namespace prims::detail {
 
-/// Tuning of the selections on Hopper: 256 threads of 128 bytes of items each (32 four-byte items: 64 bytes lost
-/// 3-13% at 2^24-2^28, 96 bytes 1-2%), look-back as the scan's.
+/// Tuning of the selections on Hopper: 256 threads of 128 bytes of items each (32 four-byte items; larger tiles
+/// shorten the chain of look-backs), look-back as the scan's.
 /// Chosen with bench/bench_select (docs/design-notes.md, "Selections").
 template <class T>
 struct SelectPolicySm90 {
@@ -43,9 +43,8 @@ struct SelectPolicySm90 {
 template <class T>
 using SelectPolicy = SelectPolicySm90<T>;
 
-/// What a selection keeps. Each mode gives keep(items, ...) for a thread's blocked items.
-/// KeepIf: the items with pred(item). KeepFlagged: the items whose flag is nonzero. KeepUnique: the first item of
-/// every run of items equal under eq (the item before a thread's first item is handed in).
+/// What a selection keeps, and what the kernel needs to tell: KeepIf, the items with pred(item); KeepFlagged, the
+/// items whose flag is nonzero; KeepUnique, the first item of every run of items equal under eq.
 enum class KeepKind { If, Flagged, Unique };
 template <class Pred>
 struct KeepIf {
