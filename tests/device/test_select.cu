@@ -71,10 +71,10 @@ void expect_selected(const std::vector<T>& expected, size_t capacity, Call call,
   for (size_t i = 0; i < expected.size(); ++i) {
     ASSERT_TRUE(same_bytes(got[i], expected[i])) << what << ": item " << i << " of " << expected.size();
   }
-  T poison;
-  std::memset(&poison, 0xAB, sizeof(T));
+  unsigned char poison[sizeof(T)];
+  std::memset(poison, 0xAB, sizeof(T));
   for (size_t i = expected.size(); i < capacity + kGuard; ++i) {
-    ASSERT_TRUE(same_bytes(got[i], poison)) << what << ": item " << i << " past the selected ones was written";
+    ASSERT_EQ(std::memcmp(&got[i], poison, sizeof(T)), 0) << what << ": item " << i << " past the selected ones was written";
   }
 }
 

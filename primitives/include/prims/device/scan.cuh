@@ -16,7 +16,6 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
-#include <climits>
 #include <cstddef>
 
 #include "prims/device/detail/scan_kernels.cuh"
@@ -52,21 +51,15 @@ cudaError_t dispatch_single_pass(void* temp, size_t& temp_bytes, const T* in, T*
                                  cudaStream_t stream) {
   using Status = TileStatus<T, Policy::status_slot_bytes>;
   const size_t num_tiles = ScanTile<Policy, T>::count(n);
-  if (num_tiles > static_cast<size_t>(INT_MAX)) {
-    return detail::invalid_value("scan: n = %zu needs more tiles than a grid has blocks", n);
-  }
-  void* buffers[2];
-  PRIMS_TRY(prims::detail::carve_temp(temp, temp_bytes, {Status::bytes(num_tiles), sizeof(unsigned)}, buffers));
+  void* parts[2] = {nullptr, nullptr};
+  PRIMS_TRY(LookBackTemp<Status>::carve(temp, temp_bytes, num_tiles, "scan", n, parts));
   if (temp == nullptr || n == 0) {
     return cudaSuccess;
   }
-  const Status status(buffers[0], num_tiles);
-  unsigned* tile_counter = static_cast<unsigned*>(buffers[1]);
-
-  constexpr unsigned init_threads = 256;
-  const auto init_blocks = static_cast<unsigned>((num_tiles + init_threads - 1) / init_threads);
-  PRIMS_TRY(prims::detail::launch(init_tile_status_kernel<Status>, init_blocks, init_threads, 0, stream, status,
-                                  num_tiles, tile_counter));
+  const LookBackTemp<Status> look_back(parts, num_tiles);
+  PRIMS_TRY(look_back.clear(num_tiles, stream));
+  const Status& status = look_back.status;
+  unsigned* tile_counter = look_back.tile_counter;
   return prims::detail::launch(single_pass_scan_kernel<Policy, EXCLUSIVE, T, Op, Status>,
                                static_cast<unsigned>(num_tiles), Policy::block_threads, 0, stream, in, out, n, op,
                                seed, status, tile_counter);

@@ -13,11 +13,14 @@
 // look_back_tiles_per_lane (tiles each lane of the look-back warp reads a poll).
 
 #include <cuda/atomic>
+#include <cuda_runtime.h>
 
+#include <climits>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
 
+#include "prims/util/error.cuh"
 #include "prims/util/launch.cuh"
 #include "prims/util/maybe.cuh"
 #include "prims/util/shuffle.cuh"
@@ -193,6 +196,39 @@ __global__ void init_tile_status_kernel(Status status, size_t num_tiles, unsigne
     *tile_counter = 0;
   }
 }
+
+/// A single-pass algorithm's look-back storage in temp: every tile's status, then the tile counter.
+/// Example (dispatch of a single-pass kernel):
+///   void* parts[2];
+///   PRIMS_TRY(LookBackTemp<Status>::carve(temp, temp_bytes, num_tiles, "scan", n, parts));
+///   if (temp == nullptr) return cudaSuccess;
+///   const LookBackTemp<Status> look_back(parts, num_tiles);
+///   PRIMS_TRY(look_back.clear(num_tiles, stream));  // then the kernel, with look_back.status and .tile_counter
+template <class Status>
+struct LookBackTemp {
+  Status status;
+  unsigned* tile_counter;
+
+  LookBackTemp(void* const (&parts)[2], size_t num_tiles)
+      : status(parts[0], num_tiles), tile_counter(static_cast<unsigned*>(parts[1])) {}
+
+  /// The two-phase protocol's carving (with temp == nullptr only temp_bytes is set). More tiles than a grid has
+  /// blocks is an invalid value, reported for `name` and n.
+  static cudaError_t carve(void* temp, size_t& temp_bytes, size_t num_tiles, const char* name, size_t n,
+                           void* (&parts)[2]) {
+    if (num_tiles > static_cast<size_t>(INT_MAX)) {
+      return invalid_value("%s: n = %zu needs more tiles than a grid has blocks", name, n);
+    }
+    return carve_temp(temp, temp_bytes, {Status::bytes(num_tiles), sizeof(unsigned)}, parts);
+  }
+
+  /// Clears the statuses and the counter (temporary storage holds garbage on entry): one launch.
+  cudaError_t clear(size_t num_tiles, cudaStream_t stream) const {
+    constexpr unsigned threads = 256;
+    const auto blocks = static_cast<unsigned>((num_tiles + threads - 1) / threads);
+    return launch(init_tile_status_kernel<Status>, blocks, threads, 0, stream, status, num_tiles, tile_counter);
+  }
+};
 
 /// The block-scan prefix callback of a single-pass tile: publishes the tile's aggregate, looks back for the
 /// prefix of everything before the tile, and publishes the tile's inclusive prefix. Called by all of warp 0.

@@ -125,9 +125,10 @@ __global__ void __launch_bounds__(kSegmentedOnesweepLayoutThreads)
 }
 
 /// The histogram kernel's shape: one block an SM, a copy of the counters for every lane (16 for 8-byte keys, to
-/// fit 128 KB), so a warp's atomics never collide, however skewed the digits.
-template <class K>
-using SegmentedOnesweepHistogramShape = HistogramShape<1024, 1, sizeof(K) <= 4 ? 32 : 16>;
+/// fit 128 KB), so a warp's atomics never collide, however skewed the digits. THREADS: fewer leave an SM room for
+/// another kernel's block beside it (the distributed sort's copies ahead).
+template <class K, int THREADS = 1024>
+using SegmentedOnesweepHistogramShape = HistogramShape<THREADS, 1, sizeof(K) <= 4 ? 32 : 16>;
 
 /// The index of the listed segment that holds tile `tile` (the last whose first tile is at or before it).
 __device__ inline unsigned segment_of_tile(const OnesweepSegment* segments, unsigned count, unsigned tile) {

@@ -9,7 +9,6 @@
 
 #include <cuda_runtime.h>
 
-#include <climits>
 #include <cstddef>
 #include <iterator>
 #include <type_traits>
@@ -225,22 +224,16 @@ cudaError_t dispatch_select(void* temp, size_t& temp_bytes, InIt in, OutIt out, 
   using Tile = SelectTile<Policy, T>;
   using Status = TileStatus<typename Tile::Count, Policy::status_slot_bytes>;
   const size_t num_tiles = Tile::count(n);
-  if (num_tiles > static_cast<size_t>(INT_MAX)) {
-    return invalid_value("%s: n = %zu needs more tiles than a grid has blocks", name, n);
-  }
-  void* buffers[2];
-  PRIMS_TRY(carve_temp(temp, temp_bytes, {Status::bytes(num_tiles), sizeof(unsigned)}, buffers));
+  void* parts[2] = {nullptr, nullptr};
+  PRIMS_TRY(LookBackTemp<Status>::carve(temp, temp_bytes, num_tiles, name, n, parts));
   if (temp == nullptr) return cudaSuccess;
   if (num_selected == nullptr) return invalid_value("%s: num_selected is null", name);
   if (n == 0) return cudaMemsetAsync(num_selected, 0, sizeof(size_t), stream);
-  const Status status(buffers[0], num_tiles);
-  unsigned* tile_counter = static_cast<unsigned*>(buffers[1]);
-  constexpr unsigned init_threads = 256;
-  const auto init_blocks = static_cast<unsigned>((num_tiles + init_threads - 1) / init_threads);
-  PRIMS_TRY(launch(init_tile_status_kernel<Status>, init_blocks, init_threads, 0, stream, status, num_tiles,
-                   tile_counter));
+  const LookBackTemp<Status> look_back(parts, num_tiles);
+  PRIMS_TRY(look_back.clear(num_tiles, stream));
   return launch(select_kernel<Policy, InIt, OutIt, Keep, Status>, static_cast<unsigned>(num_tiles),
-                Policy::block_threads, 0, stream, in, out, num_selected, n, keep, status, tile_counter);
+                Policy::block_threads, 0, stream, in, out, num_selected, n, keep, look_back.status,
+                look_back.tile_counter);
 }
 
 }  // namespace prims::detail

@@ -405,11 +405,8 @@ class DistributedRadixSort {
         local(gather_pieces(gather));
       } else {
         // The exchange unsorted: every arriving piece into its place.
-        int multiprocessors = 0;
-        local(prims::detail::multiprocessor_count(multiprocessors));
-        const unsigned blocks = static_cast<unsigned>(multiprocessors) * 4;
-        local(copy_pieces(key_sources_, arrived_keys_, blocks, stream_));
-        if constexpr (kHasValues) local(copy_pieces(value_sources_, arrived_values_, blocks, stream_));
+        local(copy_pieces(key_sources_, arrived_keys_, 4, stream_));
+        if constexpr (kHasValues) local(copy_pieces(value_sources_, arrived_values_, 4, stream_));
       }
     }
     // Read straight from the peers: no rank goes on (nor returns, freeing its buffers) before every rank has read
@@ -680,7 +677,7 @@ class DistributedRadixSort {
   cudaError_t count_pieces(const GatherState& gather) const {
     using Policy = prims::detail::OnesweepPolicy<K, V>;
     using Tile = prims::detail::OnesweepTile<Policy, K, V>;
-    using Shape = prims::detail::HistogramShape<kCountingThreads, 1, sizeof(K) <= 4 ? 32 : 16>;
+    using Shape = prims::detail::SegmentedOnesweepHistogramShape<K, kCountingThreads>;
     int multiprocessors = 0;
     PRIMS_TRY(prims::detail::multiprocessor_count(multiprocessors));
     PRIMS_TRY(prims::detail::launch(prims::detail::segmented_onesweep_layout_kernel<Tile, uint64_t>,
@@ -773,7 +770,6 @@ class DistributedRadixSort {
     });
   }
 
-  /// A side stream and its events, released when it goes (work still queued on them completes first).
   /// A side stream that starts where the stream stands when it is opened, and the event that marks the end of
   /// the copies queued on it; released when it goes (work still queued on them completes first).
   struct SideCopies {
@@ -806,13 +802,10 @@ class DistributedRadixSort {
   /// Not the copy engines: a copy-engine copy from a peer could wait on that peer's work, while the peer waited in
   /// a collective for this rank (a hang seen on four GPUs).
   cudaError_t copy_ahead(SideCopies& side) const {
-    int multiprocessors = 0;
-    PRIMS_TRY(prims::detail::multiprocessor_count(multiprocessors));
-    const unsigned blocks = static_cast<unsigned>(multiprocessors);
-    const cudaError_t keys = copy_pieces(key_sources_, staging_keys(), blocks, side.stream);
+    const cudaError_t keys = copy_pieces(key_sources_, staging_keys(), 1, side.stream);
     cudaError_t values = cudaSuccess;
     if constexpr (kHasValues) {
-      if (keys == cudaSuccess) values = copy_pieces(value_sources_, staging_values(), blocks, side.stream);
+      if (keys == cudaSuccess) values = copy_pieces(value_sources_, staging_values(), 1, side.stream);
     }
     // Whatever was launched is waited for before the buffers it reads or writes are used or given back.
     PRIMS_TRY(cudaEventRecord(side.done, side.stream));
@@ -856,12 +849,14 @@ class DistributedRadixSort {
   }
 
   /// The copies of piece_copies_, from where they lie (sources) into their places in `to`, in one launch of
-  /// `blocks` blocks on `stream`.
+  /// `blocks_per_sm` blocks an SM on `stream`.
   template <class T>
-  cudaError_t copy_pieces(const T* const* sources, T* to, unsigned blocks, cudaStream_t stream) const {
+  cudaError_t copy_pieces(const T* const* sources, T* to, unsigned blocks_per_sm, cudaStream_t stream) const {
     if (copies_ == 0) return cudaSuccess;
-    copy_pieces_kernel<T><<<blocks, kPieceCopyThreads, 0, stream>>>(sources, to, piece_copies_,
-                                                                     static_cast<unsigned>(copies_));
+    int multiprocessors = 0;
+    PRIMS_TRY(prims::detail::multiprocessor_count(multiprocessors));
+    copy_pieces_kernel<T><<<static_cast<unsigned>(multiprocessors) * blocks_per_sm, kPieceCopyThreads, 0, stream>>>(
+        sources, to, piece_copies_, static_cast<unsigned>(copies_));
     return cudaGetLastError();
   }
 
