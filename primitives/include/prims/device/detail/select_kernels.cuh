@@ -96,7 +96,6 @@ struct SelectTile {
     typename BlockScan::TempStorage scan;
     Count prefix;
 
-    __device__ typename Io::Storage& io() { return *reinterpret_cast<typename Io::Storage*>(tile); }
     __device__ T* kept() { return reinterpret_cast<T*>(tile); }
     __device__ T* last_items() { return reinterpret_cast<T*>(tile); }
   };
@@ -127,20 +126,12 @@ struct SelectTile {
     }
   }
 
-  /// Loads tile items [tile_begin, tile_begin + valid) blocked: pointers to T through BlockedTileIo (coalesced
-  /// vectors), other iterators item by item. Items past `valid` are copies of the tile's first.
+  /// Loads tile items [tile_begin, tile_begin + valid) blocked (load_blocked). Items past `valid` are copies of
+  /// the tile's first.
   template <class InIt>
   __device__ static void load(InIt in, size_t tile_begin, int valid, T (&items)[items_per_thread],
                               Storage& storage) {
-    if constexpr (std::is_pointer_v<InIt> && std::is_same_v<std::remove_cv_t<std::remove_pointer_t<InIt>>, T>) {
-      Io::template load<Policy::load_hint>(in + tile_begin, valid, items, storage.io());
-    } else {
-#pragma unroll
-      for (int i = 0; i < items_per_thread; ++i) {
-        const int item = threadIdx.x * items_per_thread + i;
-        items[i] = in[tile_begin + static_cast<size_t>(item < valid ? item : 0)];
-      }
-    }
+    load_blocked<block_threads, Policy::load_hint>(in, tile_begin, valid, items, storage.tile);
   }
 };
 

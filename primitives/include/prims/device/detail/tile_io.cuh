@@ -8,9 +8,13 @@
 //   BlockedTileIo      thread t holds items [t * ITEMS, (t + 1) * ITEMS) (what a block scan needs), read as
 //                      coalesced 16-byte vectors (util/vector_load.cuh) and transposed through shared memory
 //                      warp by warp.
+//   load_blocked       the blocked arrangement from any random-access iterator, and store_blocked to any output
+//   store_blocked      iterator: through BlockedTileIo for pointers to the item type, item by item otherwise.
 
 #include <cstddef>
 #include <cstdint>
+#include <iterator>
+#include <type_traits>
 
 #include "prims/util/vector_load.cuh"
 #include "prims/warp/reduce.cuh"
@@ -175,5 +179,56 @@ struct BlockedTileIo {
     }
   }
 };
+
+/// Whether load_blocked and store_blocked move `It` through BlockedTileIo: a pointer to T whose vectors divide a thread's items.
+template <class It, class T, int ITEMS_PER_THREAD>
+inline constexpr bool kBlockedVectorAccess =
+    std::is_pointer_v<It> && std::is_same_v<std::remove_cv_t<std::remove_pointer_t<It>>, T> &&
+    ITEMS_PER_THREAD % kVectorItems<T> == 0;
+
+/// The shared memory load_blocked and store_blocked need for T: BlockedTileIo's exchange where its vectors divide
+/// a thread's items (whether a given iterator takes that form or not), none otherwise.
+template <class T, int BLOCK_THREADS, int ITEMS_PER_THREAD, bool VECTORS = ITEMS_PER_THREAD % kVectorItems<T> == 0>
+struct BlockedExchangeBytes {
+  static constexpr size_t value = sizeof(typename BlockedTileIo<T, BLOCK_THREADS, ITEMS_PER_THREAD>::Storage);
+};
+template <class T, int BLOCK_THREADS, int ITEMS_PER_THREAD>
+struct BlockedExchangeBytes<T, BLOCK_THREADS, ITEMS_PER_THREAD, false> {
+  static constexpr size_t value = 0;
+};
+template <class T, int BLOCK_THREADS, int ITEMS_PER_THREAD>
+inline constexpr size_t kBlockedLoadBytes = BlockedExchangeBytes<T, BLOCK_THREADS, ITEMS_PER_THREAD>::value;
+
+/// Loads items [begin, begin + valid) of `in` into blocked registers (thread t: items [t * ITEMS, (t + 1) *
+/// ITEMS)): pointers to T through BlockedTileIo (coalesced vectors; `exchange` holds kBlockedLoadBytes), other
+/// iterators item by item. Items past `valid` are copies of in[begin].
+template <int BLOCK_THREADS, CacheHint HINT = CacheHint::Normal, class It, class T, int ITEMS>
+__device__ void load_blocked(It in, size_t begin, int valid, T (&items)[ITEMS], void* exchange) {
+  if constexpr (kBlockedVectorAccess<It, T, ITEMS>) {
+    using Io = BlockedTileIo<T, BLOCK_THREADS, ITEMS>;
+    Io::template load<HINT>(in + begin, valid, items, *static_cast<typename Io::Storage*>(exchange));
+  } else {
+#pragma unroll
+    for (int i = 0; i < ITEMS; ++i) {
+      const int item = static_cast<int>(threadIdx.x) * ITEMS + i;
+      items[i] = in[begin + static_cast<size_t>(item < valid ? item : 0)];
+    }
+  }
+}
+
+/// Stores blocked registers to out[begin, begin + valid), the way load_blocked reads them.
+template <int BLOCK_THREADS, CacheHint HINT = CacheHint::Normal, class It, class T, int ITEMS>
+__device__ void store_blocked(It out, size_t begin, int valid, const T (&items)[ITEMS], void* exchange) {
+  if constexpr (kBlockedVectorAccess<It, T, ITEMS>) {
+    using Io = BlockedTileIo<T, BLOCK_THREADS, ITEMS>;
+    Io::template store<HINT>(out + begin, valid, items, *static_cast<typename Io::Storage*>(exchange));
+  } else {
+#pragma unroll
+    for (int i = 0; i < ITEMS; ++i) {
+      const int item = static_cast<int>(threadIdx.x) * ITEMS + i;
+      if (item < valid) out[begin + static_cast<size_t>(item)] = items[i];
+    }
+  }
+}
 
 }  // namespace prims::detail

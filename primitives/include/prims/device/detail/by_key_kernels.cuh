@@ -1,0 +1,313 @@
+#pragma once
+// Kernels and dispatch of the by-key family: prims::device::reduce_by_key, inclusive_scan_by_key,
+// exclusive_scan_by_key (device/by_key.cuh) and run_length_encode (device/run_length.cuh).
+//
+// A run is a stretch of consecutive keys equal under eq (eq(earlier, later)); its first item is its head, its last
+// its tail. Every item becomes a pair (1 if it is a head, else 0; its value), and the pairs are scanned with the
+// segmented operator
+//   (a_heads, a) . (b_heads, b) = (a_heads + b_heads, b_heads != 0 ? b : a op b)
+// (associative whenever op is), which restarts at every head: an item's inclusive pair holds the number of heads
+// up to it (its run's index + 1) and the op-reduction of its run up to it.
+//
+// One pass, one block a tile, on the look-back agent of lookback.cuh, as the scan: a block loads its tile's keys
+// and values blocked, finds the heads (the key before each thread's first comes from the thread before, the one
+// before the tile from memory), reduces each thread's pairs, scans the threads' pairs behind the tile's prefix
+// from the look-back, and rescans its own items from there. reduce_by_key writes each run's first key where the
+// run starts (at its head) and its reduction where it ends (at its tail: the item after the tile is read for the
+// tile's last), both gathered in shared memory first and written as contiguous runs of the outputs; the block of
+// the last tile writes the number of runs. The scans write every item's value.
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <iterator>
+#include <type_traits>
+
+#include "prims/block/scan.cuh"
+#include "prims/device/detail/lookback.cuh"
+#include "prims/device/detail/tile_io.cuh"
+#include "prims/util/error.cuh"
+#include "prims/util/launch.cuh"
+#include "prims/util/maybe.cuh"
+#include "prims/util/ops.cuh"
+
+namespace prims::detail {
+
+/// Tuning of the by-key family on Hopper: 256 threads, 160 bytes of keys and values a thread (20 items of 4-byte
+/// keys and values: larger tiles shorten the chain of look-backs), registers capped for 3 blocks an SM, loads and
+/// stores marked last use (as the scan's), look-back as the scan's. Chosen with bench/bench_by_key
+/// (docs/design-notes.md, "By key").
+struct ByKeyPolicySm90 {
+  static constexpr int block_threads = 256;
+  static constexpr int bytes_per_thread = 160;
+  static constexpr int max_items_per_thread = 20;
+  static constexpr int min_blocks_per_sm = 3;
+  static constexpr unsigned look_back_wait_ns = 64;
+  static constexpr int look_back_tiles_per_lane = 1;
+  static constexpr int status_slot_bytes = 32;
+  static constexpr CacheHint load_hint = CacheHint::LastUse;
+  static constexpr CacheHint store_hint = CacheHint::LastUse;
+};
+
+/// The policy for the architecture the library is built for; one entry today.
+using ByKeyPolicy = ByKeyPolicySm90;
+
+/// A stretch of items under the segmented operator: the heads in it, and the reduction of its items after its
+/// last head (of all of them where it holds none). Heads are counted in 32 bits where n allows: a pair of 4-byte
+/// values then fits the look-back's single 16-byte status word, and the block scan moves half the bytes.
+template <class Count, class V>
+struct RunPair {
+  Count heads;
+  V value;
+};
+
+/// The segmented operator of the file comment.
+template <class Op>
+struct RunOp {
+  Op op;
+  template <class Count, class V>
+  __device__ RunPair<Count, V> operator()(const RunPair<Count, V>& a, const RunPair<Count, V>& b) const {
+    return {static_cast<Count>(a.heads + b.heads), b.heads != 0 ? b.value : static_cast<V>(op(a.value, b.value))};
+  }
+};
+
+/// What a by-key pass writes: each run's first key and reduction (ReduceByKey), or every item's scanned value,
+/// inclusive or exclusive (ScanInclusive, ScanExclusive).
+enum class ByKeyMode { Reduce, ScanInclusive, ScanExclusive };
+
+/// A random-access iterator whose every item is `value` (run_length_encode's values: a run's length is the sum of
+/// its ones).
+template <class T>
+struct ConstantIterator {
+  using value_type = T;
+  using difference_type = std::ptrdiff_t;
+  using pointer = const T*;
+  using reference = T;
+  using iterator_category = std::random_access_iterator_tag;
+  T value;
+  __host__ __device__ T operator[](size_t) const { return value; }
+};
+
+template <class Policy, class K, class V, class Count>
+struct ByKeyTile {
+  static constexpr int block_threads = Policy::block_threads;
+  static constexpr int pair_bytes = static_cast<int>(sizeof(K) + sizeof(V));
+  static constexpr int items_per_thread =
+      Policy::bytes_per_thread / pair_bytes < 1                               ? 1
+      : Policy::bytes_per_thread / pair_bytes > Policy::max_items_per_thread ? Policy::max_items_per_thread
+                                                                              : Policy::bytes_per_thread / pair_bytes;
+  static constexpr int tile_items = block_threads * items_per_thread;
+  using Pair = RunPair<Count, V>;
+  using BlockScan = block::Scan<Pair, block_threads>;
+
+  static constexpr size_t max_of(size_t a, size_t b) { return a > b ? a : b; }
+  /// The keys' area: their load's exchange, then the tile's first keys of its runs in order. The values' area:
+  /// their load's exchange, then the tile's runs' reductions in order (or, for a scan, its store's exchange).
+  static constexpr size_t kKeyBytes =
+      max_of(kBlockedLoadBytes<K, block_threads, items_per_thread>, sizeof(K) * tile_items);
+  static constexpr size_t kValueBytes =
+      max_of(kBlockedLoadBytes<V, block_threads, items_per_thread>, sizeof(V) * tile_items);
+  static constexpr size_t kAlign = alignof(K) > 16 ? alignof(K) : (alignof(V) > 16 ? alignof(V) : 16);
+
+  /// Raw bytes, so that keys and values with constructors fit too.
+  struct Storage {
+    alignas(kAlign) unsigned char keys[kKeyBytes];
+    alignas(kAlign) unsigned char values[kValueBytes];
+    alignas(K) unsigned char first_keys[sizeof(K) * block_threads];
+    alignas(K) unsigned char last_keys[sizeof(K) * block_threads];
+    typename BlockScan::TempStorage scan;
+    Pair prefix;
+    Pair aggregate;
+    bool first_is_head;
+    bool last_is_tail;
+
+    __device__ K* key_slots() { return reinterpret_cast<K*>(keys); }
+    __device__ V* value_slots() { return reinterpret_cast<V*>(values); }
+    __device__ K* firsts() { return reinterpret_cast<K*>(first_keys); }
+    __device__ K* lasts() { return reinterpret_cast<K*>(last_keys); }
+  };
+
+  __host__ __device__ static constexpr size_t count(size_t n) { return (n + tile_items - 1) / tile_items; }
+};
+
+/// The block scan's prefix callback around the look-back's, keeping the tile's prefix and aggregate in shared
+/// memory for the whole block.
+template <class LookBack, class Pair>
+struct KeptPrefix {
+  LookBack look_back;
+  Pair* prefix;
+  Pair* aggregate;
+  __device__ Pair operator()(const Pair& tile_aggregate) {
+    const Pair tile_prefix = look_back(tile_aggregate);
+    if (threadIdx.x == 0) {
+      *prefix = tile_prefix;
+      *aggregate = tile_aggregate;
+    }
+    return tile_prefix;
+  }
+};
+
+/// One block a tile, tiles taken in start order from the counter (lookback.cuh). For ScanInclusive and
+/// ScanExclusive, keys_out and num_runs are unused and values_out receives every item's scanned value (`init` in
+/// front of every run for ScanExclusive).
+template <class Policy, ByKeyMode MODE, class Count, class KeyIt, class ValIt, class KeyOut, class ValOut, class Op,
+          class Eq, class V, class Status>
+__global__ void __launch_bounds__(Policy::block_threads, Policy::min_blocks_per_sm)
+    by_key_kernel(KeyIt keys_in, ValIt values_in, KeyOut keys_out, ValOut values_out, size_t* num_runs, size_t n,
+                  Op op, Eq eq, V init, Status status, unsigned* tile_counter) {
+  using K = std::remove_cv_t<typename std::iterator_traits<KeyIt>::value_type>;
+  using Tile = ByKeyTile<Policy, K, V, Count>;
+  using Pair = typename Tile::Pair;
+  constexpr Count kHead = 1;
+  constexpr Count kNoHead = 0;
+  constexpr int kItems = Tile::items_per_thread;
+  constexpr int kThreads = Tile::block_threads;
+  __shared__ typename Tile::Storage storage;
+  __shared__ unsigned tile_slot;
+  wait_for_prior_grids();
+  allow_dependent_grids();
+  if (threadIdx.x == 0) tile_slot = atomicAdd(tile_counter, 1u);
+  __syncthreads();
+  const size_t tile = tile_slot;
+  const size_t tile_begin = tile * Tile::tile_items;
+  const size_t rest = n - tile_begin;
+  const int valid = rest < static_cast<size_t>(Tile::tile_items) ? static_cast<int>(rest) : Tile::tile_items;
+  const bool full_tile_before_end = tile_begin + Tile::tile_items < n;
+
+  // The key before the tile and the one after it, read first so that their latency hides behind the tile's.
+  K before_tile{};
+  K after_tile{};
+  if (threadIdx.x == 0 && tile > 0) before_tile = keys_in[tile_begin - 1];
+  if constexpr (MODE == ByKeyMode::Reduce) {
+    if (threadIdx.x == kThreads - 1 && full_tile_before_end) after_tile = keys_in[tile_begin + Tile::tile_items];
+  }
+  K keys[kItems];
+  V values[kItems];
+  load_blocked<kThreads, Policy::load_hint>(keys_in, tile_begin, valid, keys, storage.keys);
+  load_blocked<kThreads, Policy::load_hint>(values_in, tile_begin, valid, values, storage.values);
+  storage.firsts()[threadIdx.x] = keys[0];
+  storage.lasts()[threadIdx.x] = keys[kItems - 1];
+  __syncthreads();
+  const int first_item = static_cast<int>(threadIdx.x) * kItems;
+  bool head[kItems];
+  {
+    const K before = threadIdx.x > 0 ? storage.lasts()[threadIdx.x - 1] : before_tile;
+    head[0] = first_item < valid && ((tile == 0 && threadIdx.x == 0) || !eq(before, keys[0]));
+#pragma unroll
+    for (int i = 1; i < kItems; ++i) head[i] = first_item + i < valid && !eq(keys[i - 1], keys[i]);
+  }
+  // This thread's last item ends a run where the next item is a head: the next thread's first, the one after the
+  // tile, or none (the input's last item).
+  bool last_is_tail = false;
+  if constexpr (MODE == ByKeyMode::Reduce) {
+    const int last_item = first_item + kItems - 1;
+    if (last_item < valid) {
+      if (tile_begin + static_cast<size_t>(last_item) + 1 == n) {
+        last_is_tail = true;
+      } else if (threadIdx.x + 1 < kThreads) {
+        last_is_tail = !eq(keys[kItems - 1], storage.firsts()[threadIdx.x + 1]);
+      } else {
+        last_is_tail = !eq(keys[kItems - 1], after_tile);
+      }
+    }
+    if (threadIdx.x == 0) storage.first_is_head = head[0];
+    // A tile that is not full ends the input: its last item ends a run.
+    if (threadIdx.x == kThreads - 1) storage.last_is_tail = valid < Tile::tile_items || last_is_tail;
+  }
+
+  // The thread's pairs reduced, scanned over the block behind the tile's prefix.
+  const RunOp<Op> run_op{op};
+  Pair thread_pair[1] = {Pair{head[0] ? kHead : kNoHead, values[0]}};
+#pragma unroll
+  for (int i = 1; i < kItems; ++i) thread_pair[0] = run_op(thread_pair[0], Pair{head[i] ? kHead : kNoHead, values[i]});
+  {
+    using LookBack = LookBackPrefix<Policy, Pair, RunOp<Op>, Status>;
+    // Tile 0 is seeded with no heads and any value: its first item is a head, so the value never counts.
+    KeptPrefix<LookBack, Pair> prefix_op{LookBack{status, tile, run_op, Maybe<Pair>{Pair{kNoHead, V{}}, true}},
+                                         &storage.prefix, &storage.aggregate};
+    typename Tile::BlockScan(storage.scan).exclusive_scan_with_prefix(thread_pair, thread_pair, run_op, prefix_op);
+  }
+  __syncthreads();  // the prefix and aggregate are set; the load areas are free
+  Pair running = thread_pair[0];
+
+  if constexpr (MODE == ByKeyMode::Reduce) {
+    const Pair prefix = storage.prefix;
+    const Count tile_heads = storage.aggregate.heads;
+    // The runs whose tails lie in the tile: from the one open before it (unless the tile starts a run).
+    const Count tails_base = prefix.heads - (storage.first_is_head ? kNoHead : kHead);
+    const Count tile_tails = prefix.heads + tile_heads - tails_base - (storage.last_is_tail ? kNoHead : kHead);
+#pragma unroll
+    for (int i = 0; i < kItems; ++i) {
+      running = run_op(running, Pair{head[i] ? kHead : kNoHead, values[i]});
+      const bool tail = i + 1 < kItems ? head[i + 1] || first_item + i + 1 == valid : last_is_tail;
+      if (head[i]) storage.key_slots()[running.heads - 1 - prefix.heads] = keys[i];
+      if (first_item + i < valid && tail) storage.value_slots()[running.heads - 1 - tails_base] = running.value;
+    }
+    __syncthreads();
+    for (unsigned k = threadIdx.x; k < tile_heads; k += kThreads) {
+      keys_out[static_cast<size_t>(prefix.heads) + k] = storage.key_slots()[k];
+    }
+    for (unsigned k = threadIdx.x; k < tile_tails; k += kThreads) {
+      values_out[static_cast<size_t>(tails_base) + k] = storage.value_slots()[k];
+    }
+    if (threadIdx.x == 0 && !full_tile_before_end) *num_runs = static_cast<size_t>(prefix.heads + tile_heads);
+  } else {
+    V scanned[kItems];
+#pragma unroll
+    for (int i = 0; i < kItems; ++i) {
+      const Pair item{head[i] ? kHead : kNoHead, values[i]};
+      if constexpr (MODE == ByKeyMode::ScanExclusive) {
+        scanned[i] = head[i] ? init : static_cast<V>(op(init, running.value));
+        running = run_op(running, item);
+      } else {
+        running = run_op(running, item);
+        scanned[i] = running.value;
+      }
+    }
+    store_blocked<kThreads, Policy::store_hint>(values_out, tile_begin, valid, scanned, storage.values);
+  }
+}
+
+/// A by-key pass with its policy and its heads' count type given: the look-back's status and tile counter in temp,
+/// cleared, then one block a tile.
+template <class Policy, ByKeyMode MODE, class Count, class V, class KeyIt, class ValIt, class KeyOut, class ValOut,
+          class Op, class Eq>
+cudaError_t dispatch_by_key_counted(void* temp, size_t& temp_bytes, KeyIt keys_in, ValIt values_in, KeyOut keys_out,
+                                    ValOut values_out, size_t* num_runs, size_t n, Op op, Eq eq, V init,
+                                    cudaStream_t stream, const char* name) {
+  using K = std::remove_cv_t<typename std::iterator_traits<KeyIt>::value_type>;
+  using Tile = ByKeyTile<Policy, K, V, Count>;
+  using Status = TileStatus<typename Tile::Pair, Policy::status_slot_bytes>;
+  const size_t num_tiles = Tile::count(n);
+  void* parts[2] = {nullptr, nullptr};
+  PRIMS_TRY(LookBackTemp<Status>::carve(temp, temp_bytes, num_tiles, name, n, parts));
+  if (temp == nullptr) return cudaSuccess;
+  if constexpr (MODE == ByKeyMode::Reduce) {
+    if (num_runs == nullptr) return invalid_value("%s: num_runs is null", name);
+    if (n == 0) return cudaMemsetAsync(num_runs, 0, sizeof(size_t), stream);
+  }
+  if (n == 0) return cudaSuccess;
+  const LookBackTemp<Status> look_back(parts, num_tiles);
+  PRIMS_TRY(look_back.clear(num_tiles, stream));
+  return launch(by_key_kernel<Policy, MODE, Count, KeyIt, ValIt, KeyOut, ValOut, Op, Eq, V, Status>,
+                static_cast<unsigned>(num_tiles), Policy::block_threads, 0, stream, keys_in, values_in, keys_out,
+                values_out, num_runs, n, op, eq, init, look_back.status, look_back.tile_counter);
+}
+
+/// A by-key pass with its policy given: heads counted in 32 bits up to 2^32 - 1 items, in 64 above. V is the type
+/// values are reduced in. n == 0 writes no item (and a zero count for ByKeyMode::Reduce).
+template <class Policy, ByKeyMode MODE, class V, class KeyIt, class ValIt, class KeyOut, class ValOut, class Op,
+          class Eq>
+cudaError_t dispatch_by_key(void* temp, size_t& temp_bytes, KeyIt keys_in, ValIt values_in, KeyOut keys_out,
+                            ValOut values_out, size_t* num_runs, size_t n, Op op, Eq eq, V init, cudaStream_t stream,
+                            const char* name) {
+  if (n <= 0xFFFFFFFFull) {
+    return dispatch_by_key_counted<Policy, MODE, unsigned, V>(temp, temp_bytes, keys_in, values_in, keys_out,
+                                                              values_out, num_runs, n, op, eq, init, stream, name);
+  }
+  return dispatch_by_key_counted<Policy, MODE, unsigned long long, V>(temp, temp_bytes, keys_in, values_in, keys_out,
+                                                                      values_out, num_runs, n, op, eq, init, stream,
+                                                                      name);
+}
+
+}  // namespace prims::detail

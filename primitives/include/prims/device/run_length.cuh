@@ -1,0 +1,36 @@
+#pragma once
+// Device-wide run-length encoding: prims::device::run_length_encode. A run is a stretch of consecutive equal
+// items (operator==).
+//
+// Inputs are random-access iterators, outputs pointers or output iterators; the number of runs lands in device
+// memory. Two-phase temporary storage (call with temp == nullptr to learn temp_bytes); it launches on `stream`,
+// never synchronizes it, and returns the first CUDA error it meets.
+//
+// One pass (detail/by_key_kernels.cuh): a reduction by key of ones, the items as keys.
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <iterator>
+#include <type_traits>
+
+#include "prims/device/detail/by_key_kernels.cuh"
+#include "prims/util/ops.cuh"
+
+namespace prims::device {
+
+/// Run i: unique_out[i] its first item, counts_out[i] its length (in counts_out's value type, size_t where it
+/// has none); the number of runs to *num_runs. n == 0 writes a count of 0.
+/// Example: `run_length_encode(temp, bytes, d_in, d_items, d_lengths, d_num_runs, n);`
+template <class InIt, class UniqueOut, class CountOut>
+cudaError_t run_length_encode(void* temp, size_t& temp_bytes, InIt in, UniqueOut unique_out, CountOut counts_out,
+                              size_t* num_runs, size_t n, cudaStream_t s = 0) {
+  using Declared = typename std::iterator_traits<CountOut>::value_type;
+  using Length = std::conditional_t<std::is_void_v<Declared>, size_t, std::remove_cv_t<Declared>>;
+  const prims::detail::ConstantIterator<Length> ones{Length{1}};
+  return prims::detail::dispatch_by_key<prims::detail::ByKeyPolicy, prims::detail::ByKeyMode::Reduce, Length>(
+      temp, temp_bytes, in, ones, unique_out, counts_out, num_runs, n, prims::Sum{}, prims::Equal{}, Length{}, s,
+      "run_length_encode");
+}
+
+}  // namespace prims::device
