@@ -1,6 +1,7 @@
-// bench_by_key: prims::device::reduce_by_key, run_length_encode, inclusive_scan_by_key and exclusive_scan_by_key
-// against cub::DeviceReduce::ReduceByKey, cub::DeviceRunLengthEncode::Encode, cub::DeviceScan::
-// InclusiveSumByKey / ExclusiveSumByKey and thrust::reduce_by_key / inclusive_scan_by_key / exclusive_scan_by_key,
+// bench_by_key: prims::device::reduce_by_key, run_length_encode, non_trivial_runs, inclusive_scan_by_key and
+// exclusive_scan_by_key against cub::DeviceReduce::ReduceByKey, cub::DeviceRunLengthEncode::Encode /
+// NonTrivialRuns, cub::DeviceScan::InclusiveSumByKey / ExclusiveSumByKey and thrust::reduce_by_key /
+// inclusive_scan_by_key / exclusive_scan_by_key (Thrust has no non-trivial runs),
 // same data, same run, i32 keys and values 2^16..2^28. The keys come in runs of 1, 2, ..., 7 items in turn (4 on
 // average), the values are random. Every contender's output is compared bitwise with a reference: CUB's result,
 // whose number of runs is itself checked against the one the keys are built with. GB/s counts what each must
@@ -44,7 +45,19 @@ __host__ __device__ inline size_t run_of(size_t i) {
 
 size_t runs_in(size_t n) { return n == 0 ? 0 : run_of(n - 1) + 1; }
 
-enum class Kind { Reduce, RunLength, InclusiveScan, ExclusiveScan };
+/// The runs longer than one among the first n items: 6 a cycle, and those of the last cycle's part.
+size_t long_runs_in(size_t n) {
+  size_t runs = 6 * (n / kCycleItems);
+  size_t left = n % kCycleItems;
+  for (size_t length = 1; left > 0; ++length) {
+    const size_t taken = length < left ? length : left;
+    runs += taken > 1 ? 1 : 0;
+    left -= taken;
+  }
+  return runs;
+}
+
+enum class Kind { Reduce, RunLength, NonTrivialRuns, InclusiveScan, ExclusiveScan };
 
 struct Buffers {
   prims::DeviceBuffer<int32_t> keys, values;
@@ -61,6 +74,7 @@ const char* variant_of(Kind kind) {
   switch (kind) {
     case Kind::Reduce: return "reduce_by_key runs of 4";
     case Kind::RunLength: return "run_length_encode runs of 4";
+    case Kind::NonTrivialRuns: return "non_trivial_runs runs of 4";
     case Kind::InclusiveScan: return "inclusive_scan_by_key runs of 4";
     default: return "exclusive_scan_by_key runs of 4";
   }
@@ -73,7 +87,7 @@ void bench_case(prims::bench::Harness& harness, Buffers& b, size_t n, Kind kind)
   const int32_t* keys = b.keys.data();
   const int32_t* values = b.values.data();
   const int num_items = static_cast<int>(n);
-  const bool reduces = kind == Kind::Reduce || kind == Kind::RunLength;
+  const bool reduces = kind != Kind::InclusiveScan && kind != Kind::ExclusiveScan;
   auto prims_call = [&](void* temp, size_t& bytes, cudaStream_t s) {
     switch (kind) {
       case Kind::Reduce:
@@ -82,6 +96,9 @@ void bench_case(prims::bench::Harness& harness, Buffers& b, size_t n, Kind kind)
       case Kind::RunLength:
         return prims::device::run_length_encode(temp, bytes, keys, b.prims_keys.data(), b.prims_values.data(),
                                                 b.prims_count.data(), n, s);
+      case Kind::NonTrivialRuns:
+        return prims::device::non_trivial_runs(temp, bytes, keys, b.prims_keys.data(), b.prims_values.data(),
+                                               b.prims_count.data(), n, s);
       case Kind::InclusiveScan:
         return prims::device::inclusive_scan_by_key(temp, bytes, keys, values, b.prims_values.data(), n,
                                                     prims::Sum{}, prims::Equal{}, s);
@@ -97,6 +114,8 @@ void bench_case(prims::bench::Harness& harness, Buffers& b, size_t n, Kind kind)
                                               ::cuda::std::plus<>{}, num_items, s);
       case Kind::RunLength:
         return cub::DeviceRunLengthEncode::Encode(temp, bytes, keys, out_keys, out_values, count, num_items, s);
+      case Kind::NonTrivialRuns:
+        return cub::DeviceRunLengthEncode::NonTrivialRuns(temp, bytes, keys, out_keys, out_values, count, num_items, s);
       case Kind::InclusiveScan:
         return cub::DeviceScan::InclusiveSumByKey(temp, bytes, keys, values, out_values, num_items,
                                                   ::cuda::std::equal_to<>{}, s);
@@ -115,7 +134,7 @@ void bench_case(prims::bench::Harness& harness, Buffers& b, size_t n, Kind kind)
                         b.reference_count.data(), stream),
                "reference");
   prims::check(cudaStreamSynchronize(stream), "reference");
-  const size_t runs = runs_in(n);
+  const size_t runs = kind == Kind::NonTrivialRuns ? long_runs_in(n) : runs_in(n);
   if (reduces && static_cast<size_t>(b.reference_count.download(1)[0]) != runs) {
     throw std::runtime_error("the reference found " + std::to_string(b.reference_count.download(1)[0]) +
                              " runs, not " + std::to_string(runs));
@@ -143,6 +162,8 @@ void bench_case(prims::bench::Harness& harness, Buffers& b, size_t n, Kind kind)
              thrust_count = static_cast<size_t>(ends.first - b.thrust_keys.data());
              break;
            }
+           case Kind::NonTrivialRuns:
+             break;  // not a contender (Thrust has no such algorithm): removed below
            case Kind::InclusiveScan:
              thrust::inclusive_scan_by_key(harness.thrust_on(s), keys, keys + n, values, b.thrust_values.data());
              break;
@@ -173,9 +194,10 @@ void bench_case(prims::bench::Harness& harness, Buffers& b, size_t n, Kind kind)
   contenders[2].outputs = {prims::bench::output(b.thrust_keys.data(), n),
                            prims::bench::output(b.thrust_values.data(), n)};
 
+  if (kind == Kind::NonTrivialRuns) contenders.pop_back();
   const double run_share = static_cast<double>(runs) / static_cast<double>(n);
   const double bytes_per_item = kind == Kind::Reduce      ? 8.0 + 8.0 * run_share
-                                : kind == Kind::RunLength ? 4.0 + 8.0 * run_share
+                                : kind != Kind::InclusiveScan && kind != Kind::ExclusiveScan ? 4.0 + 8.0 * run_share
                                                           : 12.0;
   harness.run_case({"by_key", "i32", variant}, n, bytes_per_item, contenders, [] {});
 }
@@ -192,7 +214,8 @@ int main(int argc, char** argv) {
     prims::bench::generate(buffers.values.data(), max_n, 7,
                            [] __device__(uint64_t bits, size_t) { return static_cast<int32_t>(bits >> 40); });
     prims::check(cudaDeviceSynchronize(), "inputs");
-    for (const Kind kind : {Kind::Reduce, Kind::RunLength, Kind::InclusiveScan, Kind::ExclusiveScan}) {
+    for (const Kind kind :
+         {Kind::Reduce, Kind::RunLength, Kind::NonTrivialRuns, Kind::InclusiveScan, Kind::ExclusiveScan}) {
       for (int log2n = harness.min_log2(); log2n <= harness.max_log2(); log2n += harness.step_log2()) {
         bench_case(harness, buffers, size_t{1} << log2n, kind);
       }

@@ -37,12 +37,14 @@ cudaError_t every_algorithm(void* temp, size_t& bytes, K* keys, V* values, size_
   note(prims::device::select_if(temp, bytes, keys, keys, offsets, n, IsOdd{}, s));
   note(prims::device::select_flagged(temp, bytes, keys, values, keys, offsets, n, s));
   note(prims::device::unique(temp, bytes, keys, keys, offsets, n, prims::Equal{}, s));
+  note(prims::device::unique_by_key(temp, bytes, keys, values, keys, values, offsets, n, prims::Equal{}, s));
   note(prims::device::reduce_by_key(temp, bytes, keys, keys, values, values, offsets, n, prims::Sum{}, prims::Equal{},
                                     s));
   note(prims::device::inclusive_scan_by_key(temp, bytes, keys, values, values, n, prims::Sum{}, prims::Equal{}, s));
   note(prims::device::exclusive_scan_by_key(temp, bytes, keys, values, values, n, prims::Sum{}, V{}, prims::Equal{},
                                             s));
   note(prims::device::run_length_encode(temp, bytes, keys, keys, values, offsets, n, s));
+  note(prims::device::non_trivial_runs(temp, bytes, keys, offsets, values, offsets, n, s));
   return e;
 }
 

@@ -1,8 +1,9 @@
-// prims::device::reduce_by_key, inclusive_scan_by_key, exclusive_scan_by_key and run_length_encode against CPU
-// references: every size edge (tiles, look-back windows of 32 tiles), runs of length 1, of about 4 and about 1000
-// and one run of everything, several key and value types, an operator that is not commutative (affine maps
-// composed), iterator inputs (thrust counting and transform iterators), scans in place, a custom equality, float
-// keys with -0.0/+0.0 and NaN, and 2^28 items. Outputs are poisoned first: nothing past the runs may be written.
+// prims::device::reduce_by_key, inclusive_scan_by_key, exclusive_scan_by_key, run_length_encode and
+// non_trivial_runs against CPU references: every size edge (tiles, look-back windows of 32 tiles), runs of length
+// 1, of about 4 and about 1000 and one run of everything, several key and value types, an operator that is not
+// commutative (affine maps composed), iterator inputs (thrust counting and transform iterators), scans in place, a
+// custom equality, float keys with -0.0/+0.0 and NaN, 2^28 items and more than 2^32. Outputs are poisoned first:
+// nothing past the runs may be written.
 #include <thrust/iterator/counting_iterator.h>
 #include <thrust/iterator/transform_iterator.h>
 
@@ -351,6 +352,33 @@ void check_run_length(const std::vector<T>& items) {
   }
   expect_poisoned(got_items, unique.size(), "run_length_encode items");
   expect_poisoned(got_lengths, unique.size(), "run_length_encode lengths");
+
+  // non_trivial_runs: the runs longer than one, where each starts and its length.
+  std::vector<size_t> offsets;
+  std::vector<Length> long_lengths;
+  for (size_t i = 0, start = 0; i < unique.size(); start += lengths[i], ++i) {
+    if (lengths[i] > 1) {
+      offsets.push_back(start);
+      long_lengths.push_back(lengths[i]);
+    }
+  }
+  DeviceBuffer<size_t> d_offsets(n + kGuard);
+  d_offsets.fill_bytes(0xAB);
+  d_lengths.fill_bytes(0xAB);
+  count.fill_bytes(0xEE);
+  prims::test::run_two_phase([&](void* temp, size_t& bytes) {
+    return prims::device::non_trivial_runs(temp, bytes, in.data(), d_offsets.data(), d_lengths.data(), count.data(),
+                                           n);
+  });
+  ASSERT_EQ(count.download(1)[0], offsets.size()) << "non_trivial_runs";
+  const std::vector<size_t> got_offsets = d_offsets.download(n + kGuard);
+  const std::vector<Length> got_long = d_lengths.download(n + kGuard);
+  for (size_t i = 0; i < offsets.size(); ++i) {
+    ASSERT_EQ(got_offsets[i], offsets[i]) << "non-trivial run " << i;
+    ASSERT_EQ(got_long[i], long_lengths[i]) << "non-trivial run " << i;
+  }
+  expect_poisoned(got_offsets, offsets.size(), "non_trivial_runs offsets");
+  expect_poisoned(got_long, offsets.size(), "non_trivial_runs lengths");
 }
 
 TEST(RunLength, EverySizeAndRunLength) {

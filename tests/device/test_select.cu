@@ -1,4 +1,4 @@
-// prims::device::select_if, select_flagged and unique against CPU references: every size edge (tiles, look-back
+// prims::device::select_if, select_flagged, unique and unique_by_key against CPU references: every size edge (tiles, look-back
 // windows of 32 tiles), selection ratios 0, 1%, 50%, 99% and 100%, runs of length 1, long runs and one run of
 // everything, 1- to 16-byte items (and items with a constructor), flags of bytes, bools and types wider than the
 // items, iterator inputs (thrust counting and transform iterators), in place, a custom equality, float keys with
@@ -234,6 +234,71 @@ struct EveryThird {
 struct Fifth {
   __host__ __device__ int operator()(int i) const { return i / 5; }
 };
+
+/// unique_by_key: the first key of every run and its value (the head's position, so a wrong choice of value
+/// shows), values of 4 and of 8 bytes; the values past the kept ones stay poisoned.
+template <class T, class V>
+void check_unique_by_key(const std::vector<T>& input) {
+  const size_t n = input.size();
+  std::vector<V> values(n);
+  for (size_t i = 0; i < n; ++i) values[i] = static_cast<V>(i * 3 + 1);
+  std::vector<V> expected_values;
+  for (size_t i = 0; i < n; ++i) {
+    if (i == 0 || !same_bytes(input[i], input[i - 1])) expected_values.push_back(values[i]);
+  }
+  DeviceBuffer<T> in(n);
+  DeviceBuffer<V> d_values(n), d_values_out(n + kGuard);
+  in.upload(input.data(), n);
+  d_values.upload(values.data(), n);
+  d_values_out.fill_bytes(0xAB);
+  expect_selected<T>(unique_reference(input), n, [&](void* temp, size_t& bytes, T* out, size_t* count) {
+    return prims::device::unique_by_key(temp, bytes, in.data(), d_values.data(), out, d_values_out.data(), count, n,
+                                        BytesEqual{});
+  }, "unique_by_key");
+  const std::vector<V> got = d_values_out.download(n + kGuard);
+  for (size_t i = 0; i < expected_values.size(); ++i) ASSERT_EQ(got[i], expected_values[i]) << "value " << i;
+  unsigned char poison[sizeof(V)];
+  std::memset(poison, 0xAB, sizeof(V));
+  for (size_t i = expected_values.size(); i < n + kGuard; ++i) {
+    ASSERT_EQ(std::memcmp(&got[i], poison, sizeof(V)), 0) << "value " << i << " past the kept ones was written";
+  }
+}
+
+TYPED_TEST(Select, UniqueByKeyRunsOfEveryLength) {
+  PRIMS_REQUIRE_GPU();
+  using T = TypeParam;
+  for (const size_t n : select_sizes<T>()) {
+    for (const size_t max_run : {size_t{1}, size_t{4}, size_t{3000}, n + 1}) {
+      SCOPED_TRACE(::testing::Message() << "n = " << n << ", runs up to " << max_run);
+      const std::vector<T> input = runs<T>(n, max_run, 3 * n + max_run);
+      check_unique_by_key<T, uint32_t>(input);
+      if (n % 5 == 0) check_unique_by_key<T, uint64_t>(input);
+    }
+  }
+}
+
+/// unique_by_key on iterators: keys i / 5 (runs of 5), values i: the kept values are the multiples of 5.
+TEST(Select, UniqueByKeyIteratorInputs) {
+  PRIMS_REQUIRE_GPU();
+  const size_t n = 4 * tile_items<int>() + 9;
+  const auto keys = thrust::make_transform_iterator(thrust::make_counting_iterator<int>(0), Fifth{});
+  const auto values = thrust::make_counting_iterator<int64_t>(0);
+  const size_t runs = (n + 4) / 5;
+  DeviceBuffer<int> keys_out(runs);
+  DeviceBuffer<int64_t> values_out(runs);
+  DeviceBuffer<size_t> count(1);
+  prims::test::run_two_phase([&](void* temp, size_t& bytes) {
+    return prims::device::unique_by_key(temp, bytes, keys, values, keys_out.data(), values_out.data(), count.data(),
+                                        n);
+  });
+  ASSERT_EQ(count.download(1)[0], runs);
+  const std::vector<int> got_keys = keys_out.download(runs);
+  const std::vector<int64_t> got_values = values_out.download(runs);
+  for (size_t r = 0; r < runs; ++r) {
+    ASSERT_EQ(got_keys[r], static_cast<int>(r));
+    ASSERT_EQ(got_values[r], static_cast<int64_t>(5 * r));
+  }
+}
 
 /// 2^28 four-byte items kept by half (a counting iterator's odd numbers): the count, and every kept item in its
 /// place, checked on the GPU by a second selection that keeps the misplaced ones (and must keep none).

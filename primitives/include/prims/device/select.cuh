@@ -1,5 +1,5 @@
 #pragma once
-// Device-wide selections (stream compaction): prims::device::select_if, select_flagged and unique.
+// Device-wide selections (stream compaction): prims::device::select_if, select_flagged, unique and unique_by_key.
 //
 // Each writes the items it keeps to out[0, k), in input order, and k to *num_selected (device memory): no host
 // synchronization. Inputs are random-access iterators (pointers, thrust::counting_iterator,
@@ -28,7 +28,7 @@ cudaError_t select_if(void* temp, size_t& temp_bytes, InIt in, OutIt out, size_t
                       cudaStream_t s = 0) {
   using T = prims::detail::ItemOf<InIt>;
   return prims::detail::dispatch_select<prims::detail::SelectPolicy<T>>(temp, temp_bytes, in, out, num_selected, n,
-                                                          prims::detail::KeepIf<Pred>{pred}, s, "select_if");
+                                                          prims::detail::KeepIf<Pred>{pred}, prims::detail::NoSelectValues{}, s, "select_if");
 }
 
 /// Keeps the items whose flag (flags[i]) differs from a value-initialized flag: nonzero numbers, true.
@@ -37,7 +37,7 @@ cudaError_t select_flagged(void* temp, size_t& temp_bytes, InIt in, FlagIt flags
                            size_t n, cudaStream_t s = 0) {
   using T = prims::detail::ItemOf<InIt>;
   return prims::detail::dispatch_select<prims::detail::SelectPolicy<T>>(temp, temp_bytes, in, out, num_selected, n,
-                                                          prims::detail::KeepFlagged<FlagIt>{flags}, s, "select_flagged");
+                                                          prims::detail::KeepFlagged<FlagIt>{flags}, prims::detail::NoSelectValues{}, s, "select_flagged");
 }
 
 /// Keeps the first item of every run of consecutive items equal under eq (eq(earlier, later)).
@@ -46,7 +46,20 @@ cudaError_t unique(void* temp, size_t& temp_bytes, InIt in, OutIt out, size_t* n
                    cudaStream_t s = 0) {
   using T = prims::detail::ItemOf<InIt>;
   return prims::detail::dispatch_select<prims::detail::SelectPolicy<T>>(temp, temp_bytes, in, out, num_selected, n,
-                                                          prims::detail::KeepUnique<Eq>{eq}, s, "unique");
+                                                          prims::detail::KeepUnique<Eq>{eq}, prims::detail::NoSelectValues{}, s, "unique");
+}
+
+/// Keeps the first key of every run of consecutive keys equal under eq (eq(earlier, later)), and its value: the
+/// kept keys to keys_out, their values to values_out, in input order.
+/// Example: `unique_by_key(temp, bytes, d_keys, d_values, d_keys_out, d_values_out, d_count, n);`
+template <class KeyIt, class ValIt, class KeyOut, class ValOut, class Eq = prims::Equal>
+cudaError_t unique_by_key(void* temp, size_t& temp_bytes, KeyIt keys_in, ValIt values_in, KeyOut keys_out,
+                          ValOut values_out, size_t* num_selected, size_t n, Eq eq = {}, cudaStream_t s = 0) {
+  using K = prims::detail::ItemOf<KeyIt>;
+  using V = prims::detail::ItemOf<ValIt>;
+  return prims::detail::dispatch_select<prims::detail::SelectByKeyPolicy<K, V>>(
+      temp, temp_bytes, keys_in, keys_out, num_selected, n, prims::detail::KeepUnique<Eq>{eq},
+      prims::detail::SelectValues<ValIt, ValOut>{values_in, values_out}, s, "unique_by_key");
 }
 
 }  // namespace prims::device

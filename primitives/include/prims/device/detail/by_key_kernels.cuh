@@ -1,6 +1,6 @@
 #pragma once
 // Kernels and dispatch of the by-key family: prims::device::reduce_by_key, inclusive_scan_by_key,
-// exclusive_scan_by_key (device/by_key.cuh) and run_length_encode (device/run_length.cuh).
+// exclusive_scan_by_key (device/by_key.cuh) and run_length_encode and non_trivial_runs (device/run_length.cuh).
 //
 // A run is a stretch of consecutive keys equal under eq (eq(earlier, later)); its first item is its head, its last
 // its tail. Every item becomes a pair (1 if it is a head, else 0; its value), and the pairs are scanned with the
@@ -71,9 +71,10 @@ struct RunOp {
   }
 };
 
-/// What a by-key pass writes: each run's first key and reduction (ReduceByKey), or every item's scanned value,
-/// inclusive or exclusive (ScanInclusive, ScanExclusive).
-enum class ByKeyMode { Reduce, ScanInclusive, ScanExclusive };
+/// What a by-key pass writes: each run's first key and reduction (Reduce); every item's scanned value, inclusive
+/// or exclusive (ScanInclusive, ScanExclusive); or, of every run longer than one, where it starts and its length
+/// (NonTrivialRuns: the pairs restart only at such runs' heads, the values are ones).
+enum class ByKeyMode { Reduce, ScanInclusive, ScanExclusive, NonTrivialRuns };
 
 /// A random-access iterator whose every item is `value` (run_length_encode's values: a run's length is the sum of
 /// its ones).
@@ -101,10 +102,12 @@ struct ByKeyTile {
   using BlockScan = block::Scan<Pair, block_threads>;
 
   static constexpr size_t max_of(size_t a, size_t b) { return a > b ? a : b; }
-  /// The keys' area: their load's exchange, then the tile's first keys of its runs in order. The values' area:
-  /// their load's exchange, then the tile's runs' reductions in order (or, for a scan, its store's exchange).
-  static constexpr size_t kKeyBytes =
-      max_of(kBlockedLoadBytes<K, block_threads, items_per_thread>, sizeof(K) * tile_items);
+  /// The keys' area: their load's exchange, then the tile's first keys of its runs in order (or the starts of its
+  /// runs longer than one, 16 bits from the tile's start). The values' area: their load's exchange, then the
+  /// tile's runs' reductions in order (or, for a scan, its store's exchange).
+  static_assert(tile_items <= 65536, "a run's start within its tile fits 16 bits");
+  static constexpr size_t kKeyBytes = max_of(kBlockedLoadBytes<K, block_threads, items_per_thread>,
+                                             max_of(sizeof(K), sizeof(unsigned short)) * tile_items);
   static constexpr size_t kValueBytes =
       max_of(kBlockedLoadBytes<V, block_threads, items_per_thread>, sizeof(V) * tile_items);
   static constexpr size_t kAlign = alignof(K) > 16 ? alignof(K) : (alignof(V) > 16 ? alignof(V) : 16);
@@ -120,8 +123,10 @@ struct ByKeyTile {
     Pair aggregate;
     bool first_is_head;
     bool last_is_tail;
+    unsigned tails;
 
     __device__ K* key_slots() { return reinterpret_cast<K*>(keys); }
+    __device__ unsigned short* start_slots() { return reinterpret_cast<unsigned short*>(keys); }
     __device__ V* value_slots() { return reinterpret_cast<V*>(values); }
     __device__ K* firsts() { return reinterpret_cast<K*>(first_keys); }
     __device__ K* lasts() { return reinterpret_cast<K*>(last_keys); }
@@ -178,7 +183,8 @@ __global__ void __launch_bounds__(Policy::block_threads, Policy::min_blocks_per_
   K before_tile{};
   K after_tile{};
   if (threadIdx.x == 0 && tile > 0) before_tile = keys_in[tile_begin - 1];
-  if constexpr (MODE == ByKeyMode::Reduce) {
+  constexpr bool kTails = MODE == ByKeyMode::Reduce || MODE == ByKeyMode::NonTrivialRuns;
+  if constexpr (kTails) {
     if (threadIdx.x == kThreads - 1 && full_tile_before_end) after_tile = keys_in[tile_begin + Tile::tile_items];
   }
   K keys[kItems];
@@ -199,7 +205,8 @@ __global__ void __launch_bounds__(Policy::block_threads, Policy::min_blocks_per_
   // This thread's last item ends a run where the next item is a head: the next thread's first, the one after the
   // tile, or none (the input's last item).
   bool last_is_tail = false;
-  if constexpr (MODE == ByKeyMode::Reduce) {
+  bool tail[kItems];
+  if constexpr (kTails) {
     const int last_item = first_item + kItems - 1;
     if (last_item < valid) {
       if (tile_begin + static_cast<size_t>(last_item) + 1 == n) {
@@ -210,19 +217,39 @@ __global__ void __launch_bounds__(Policy::block_threads, Policy::min_blocks_per_
         last_is_tail = !eq(keys[kItems - 1], after_tile);
       }
     }
-    if (threadIdx.x == 0) storage.first_is_head = head[0];
+    if (threadIdx.x == 0) {
+      storage.first_is_head = head[0];
+      storage.tails = 0;
+    }
     // A tile that is not full ends the input: its last item ends a run.
     if (threadIdx.x == kThreads - 1) storage.last_is_tail = valid < Tile::tile_items || last_is_tail;
+#pragma unroll
+    for (int i = 0; i < kItems; ++i) {
+      tail[i] = first_item + i < valid && (i + 1 < kItems ? head[i + 1] || first_item + i + 1 == valid : last_is_tail);
+    }
+  }
+  // The heads the pairs restart at: every run's, or only those of runs longer than one.
+  bool run_head[kItems];
+#pragma unroll
+  for (int i = 0; i < kItems; ++i) {
+    if constexpr (MODE == ByKeyMode::NonTrivialRuns) {
+      run_head[i] = head[i] && !tail[i];
+    } else {
+      run_head[i] = head[i];
+    }
   }
 
   // The thread's pairs reduced, scanned over the block behind the tile's prefix.
   const RunOp<Op> run_op{op};
-  Pair thread_pair[1] = {Pair{head[0] ? kHead : kNoHead, values[0]}};
+  Pair thread_pair[1] = {Pair{run_head[0] ? kHead : kNoHead, values[0]}};
 #pragma unroll
-  for (int i = 1; i < kItems; ++i) thread_pair[0] = run_op(thread_pair[0], Pair{head[i] ? kHead : kNoHead, values[i]});
+  for (int i = 1; i < kItems; ++i) {
+    thread_pair[0] = run_op(thread_pair[0], Pair{run_head[i] ? kHead : kNoHead, values[i]});
+  }
   {
     using LookBack = LookBackPrefix<Policy, Pair, RunOp<Op>, Status>;
-    // Tile 0 is seeded with no heads and any value: its first item is a head, so the value never counts.
+    // Tile 0 is seeded with no heads and any value: its first item is a head (or, for NonTrivialRuns, no value
+    // before its first head is ever written), so the value never counts.
     KeptPrefix<LookBack, Pair> prefix_op{LookBack{status, tile, run_op, Maybe<Pair>{Pair{kNoHead, V{}}, true}},
                                          &storage.prefix, &storage.aggregate};
     typename Tile::BlockScan(storage.scan).exclusive_scan_with_prefix(thread_pair, thread_pair, run_op, prefix_op);
@@ -239,15 +266,41 @@ __global__ void __launch_bounds__(Policy::block_threads, Policy::min_blocks_per_
 #pragma unroll
     for (int i = 0; i < kItems; ++i) {
       running = run_op(running, Pair{head[i] ? kHead : kNoHead, values[i]});
-      const bool tail = i + 1 < kItems ? head[i + 1] || first_item + i + 1 == valid : last_is_tail;
       if (head[i]) storage.key_slots()[running.heads - 1 - prefix.heads] = keys[i];
-      if (first_item + i < valid && tail) storage.value_slots()[running.heads - 1 - tails_base] = running.value;
+      if (tail[i]) storage.value_slots()[running.heads - 1 - tails_base] = running.value;
     }
     __syncthreads();
     for (unsigned k = threadIdx.x; k < tile_heads; k += kThreads) {
       keys_out[static_cast<size_t>(prefix.heads) + k] = storage.key_slots()[k];
     }
     for (unsigned k = threadIdx.x; k < tile_tails; k += kThreads) {
+      values_out[static_cast<size_t>(tails_base) + k] = storage.value_slots()[k];
+    }
+    if (threadIdx.x == 0 && !full_tile_before_end) *num_runs = static_cast<size_t>(prefix.heads + tile_heads);
+  } else if constexpr (MODE == ByKeyMode::NonTrivialRuns) {
+    const Pair prefix = storage.prefix;
+    const Count tile_heads = storage.aggregate.heads;
+    // A tile that does not start a run continues one longer than one: its first tail (if any) ends that run.
+    const Count tails_base = prefix.heads - (storage.first_is_head ? kNoHead : kHead);
+    unsigned tails = 0;
+#pragma unroll
+    for (int i = 0; i < kItems; ++i) {
+      running = run_op(running, Pair{run_head[i] ? kHead : kNoHead, values[i]});
+      if (run_head[i]) {
+        storage.start_slots()[running.heads - 1 - prefix.heads] = static_cast<unsigned short>(first_item + i);
+      }
+      if (tail[i] && !head[i]) {
+        const unsigned slot = static_cast<unsigned>(running.heads - 1 - tails_base);
+        storage.value_slots()[slot] = running.value;
+        tails = slot + 1;
+      }
+    }
+    if (tails > 0) atomicMax(&storage.tails, tails);
+    __syncthreads();
+    for (unsigned k = threadIdx.x; k < tile_heads; k += kThreads) {
+      keys_out[static_cast<size_t>(prefix.heads) + k] = tile_begin + storage.start_slots()[k];
+    }
+    for (unsigned k = threadIdx.x; k < storage.tails; k += kThreads) {
       values_out[static_cast<size_t>(tails_base) + k] = storage.value_slots()[k];
     }
     if (threadIdx.x == 0 && !full_tile_before_end) *num_runs = static_cast<size_t>(prefix.heads + tile_heads);
@@ -282,7 +335,7 @@ cudaError_t dispatch_by_key_counted(void* temp, size_t& temp_bytes, KeyIt keys_i
   void* parts[2] = {nullptr, nullptr};
   PRIMS_TRY(LookBackTemp<Status>::carve(temp, temp_bytes, num_tiles, name, n, parts));
   if (temp == nullptr) return cudaSuccess;
-  if constexpr (MODE == ByKeyMode::Reduce) {
+  if constexpr (MODE == ByKeyMode::Reduce || MODE == ByKeyMode::NonTrivialRuns) {
     if (num_runs == nullptr) return invalid_value("%s: num_runs is null", name);
     if (n == 0) return cudaMemsetAsync(num_runs, 0, sizeof(size_t), stream);
   }

@@ -32,15 +32,33 @@ struct SelectPolicySm90 {
   static constexpr int block_threads = 256;
   static constexpr int bytes_per_thread = 128;
   static constexpr int max_items_per_thread = 32;
+  static constexpr int min_blocks_per_sm = 1;
   static constexpr unsigned look_back_wait_ns = 64;
   static constexpr int look_back_tiles_per_lane = 1;
   static constexpr int status_slot_bytes = 32;
   static constexpr CacheHint load_hint = CacheHint::Normal;
 };
 
-/// The policy for the architecture the library is built for; one entry today.
+/// Tuning of unique_by_key on Hopper: as the selections', with 160 bytes of keys and values a thread (20 items of
+/// 4-byte keys and values) and loads marked last use. Chosen with bench/bench_select (docs/design-notes.md,
+/// "Selections").
+template <class K, class V>
+struct SelectByKeyPolicySm90 {
+  static constexpr int block_threads = 256;
+  static constexpr int bytes_per_thread = 160;
+  static constexpr int max_items_per_thread = 32;
+  static constexpr int min_blocks_per_sm = 1;
+  static constexpr unsigned look_back_wait_ns = 64;
+  static constexpr int look_back_tiles_per_lane = 1;
+  static constexpr int status_slot_bytes = 32;
+  static constexpr CacheHint load_hint = CacheHint::LastUse;
+};
+
+/// The policies for the architecture the library is built for; one entry today.
 template <class T>
 using SelectPolicy = SelectPolicySm90<T>;
+template <class K, class V>
+using SelectByKeyPolicy = SelectByKeyPolicySm90<K, V>;
 
 /// What a selection keeps, and what the kernel needs to tell: KeepIf, the items with pred(item); KeepFlagged, the
 /// items whose flag is nonzero; KeepUnique, the first item of every run of items equal under eq.
@@ -64,18 +82,41 @@ struct KeepUnique {
 template <class InIt>
 using ItemOf = std::remove_cv_t<typename std::iterator_traits<InIt>::value_type>;
 
-template <class Policy, class T>
+/// A selection's values (unique_by_key): each kept item's value goes with it. NoSelectValues: none.
+struct NoSelectValues {
+  using Value = void;
+};
+template <class ValIt, class ValOut>
+struct SelectValues {
+  using Value = ItemOf<ValIt>;
+  ValIt in;
+  ValOut out;
+};
+
+/// sizeof(V), 0 for void.
+template <class V>
+constexpr size_t size_or_zero() {
+  if constexpr (std::is_void_v<V>) {
+    return 0;
+  } else {
+    return sizeof(V);
+  }
+}
+
+/// A selection's tile of items T (and values V, void for none).
+template <class Policy, class T, class V = void>
 struct SelectTile {
   static constexpr int block_threads = Policy::block_threads;
-  /// bytes_per_thread of items, at most Policy::max_items_per_thread of them (narrow items would fill the registers).
+  static constexpr int item_bytes = static_cast<int>(sizeof(T) + size_or_zero<V>());
+  /// bytes_per_thread of items (and values), at most Policy::max_items_per_thread of them (narrow items would fill
+  /// the registers).
   static constexpr int items_per_thread =
-      Policy::bytes_per_thread >= static_cast<int>(sizeof(T))
-          ? (Policy::bytes_per_thread / static_cast<int>(sizeof(T)) < Policy::max_items_per_thread
-                 ? Policy::bytes_per_thread / static_cast<int>(sizeof(T))
-                 : Policy::max_items_per_thread)
+      Policy::bytes_per_thread >= item_bytes
+          ? (Policy::bytes_per_thread / item_bytes < Policy::max_items_per_thread ? Policy::bytes_per_thread / item_bytes
+                                                                                  : Policy::max_items_per_thread)
           : 1;
   static constexpr int tile_items = block_threads * items_per_thread;
-  using Io = BlockedTileIo<T, block_threads, items_per_thread>;
+  static constexpr size_t kLoadBytes = kBlockedLoadBytes<T, block_threads, items_per_thread>;
   using Count = unsigned long long;
   using BlockScan = block::Scan<Count, block_threads>;
 
@@ -87,17 +128,27 @@ struct SelectTile {
 
   /// The tile's shared memory: one area used in turn by the load's exchange, each thread's last item (unique),
   /// the flags' exchange and the kept items in order; raw bytes, so that items with constructors fit too.
+  /// The values' area: their load's exchange, then the kept values in order (one byte where there are none).
   struct Storage {
-    static constexpr size_t kTileBytes = sizeof(typename Io::Storage) > tile_items * sizeof(T)
-                                             ? sizeof(typename Io::Storage)
-                                             : tile_items * sizeof(T);
-    alignas(alignof(typename Io::Storage) > alignof(T) ? alignof(typename Io::Storage) : alignof(T))
-        unsigned char tile[kTileBytes];
+    static constexpr size_t kTileBytes = kLoadBytes > tile_items * sizeof(T) ? kLoadBytes : tile_items * sizeof(T);
+    static constexpr size_t kValueBytes =
+        std::is_void_v<V> ? 1
+                          : (kBlockedLoadBytes<std::conditional_t<std::is_void_v<V>, char, V>, block_threads,
+                                               items_per_thread> > tile_items * size_or_zero<V>()
+                                 ? kBlockedLoadBytes<std::conditional_t<std::is_void_v<V>, char, V>, block_threads,
+                                                     items_per_thread>
+                                 : tile_items * size_or_zero<V>());
+    alignas(16 > alignof(T) ? 16 : alignof(T)) unsigned char tile[kTileBytes];
+    alignas(16) unsigned char values[kValueBytes];
     typename BlockScan::TempStorage scan;
     Count prefix;
 
     __device__ T* kept() { return reinterpret_cast<T*>(tile); }
     __device__ T* last_items() { return reinterpret_cast<T*>(tile); }
+    template <class U>
+    __device__ U* kept_values() {
+      return reinterpret_cast<U*>(values);
+    }
   };
 
   __host__ __device__ static constexpr size_t count(size_t n) { return (n + tile_items - 1) / tile_items; }
@@ -136,12 +187,14 @@ struct SelectTile {
 };
 
 /// One block a tile, tiles taken in start order from the counter (lookback.cuh).
-template <class Policy, class InIt, class OutIt, class Keep, class Status>
-__global__ void __launch_bounds__(Policy::block_threads)
-    select_kernel(InIt in, OutIt out, size_t* num_selected, size_t n, Keep keep, Status status,
+template <class Policy, class InIt, class OutIt, class Keep, class Values, class Status>
+__global__ void __launch_bounds__(Policy::block_threads, Policy::min_blocks_per_sm)
+    select_kernel(InIt in, OutIt out, size_t* num_selected, size_t n, Keep keep, Values values, Status status,
                   unsigned* tile_counter) {
   using T = ItemOf<InIt>;
-  using Tile = SelectTile<Policy, T>;
+  using V = typename Values::Value;
+  constexpr bool kHasValues = !std::is_void_v<V>;
+  using Tile = SelectTile<Policy, T, V>;
   using Count = typename Tile::Count;
   constexpr int kItems = Tile::items_per_thread;
   __shared__ typename Tile::Storage storage;
@@ -162,6 +215,10 @@ __global__ void __launch_bounds__(Policy::block_threads)
   }
   T items[kItems];
   Tile::load(in, tile_begin, valid, items, storage);
+  std::conditional_t<kHasValues, V, char> item_values[kItems];
+  if constexpr (kHasValues) {
+    load_blocked<Tile::block_threads, Policy::load_hint>(values.in, tile_begin, valid, item_values, storage.values);
+  }
   bool kept[kItems];
   const int first_item = threadIdx.x * kItems;
   if constexpr (Keep::kind == KeepKind::Unique) {
@@ -198,21 +255,28 @@ __global__ void __launch_bounds__(Policy::block_threads)
   Count slot = offset;
 #pragma unroll
   for (int i = 0; i < kItems; ++i) {
-    if (kept[i]) storage.kept()[slot++] = items[i];
+    if (kept[i]) {
+      storage.kept()[slot] = items[i];
+      if constexpr (kHasValues) storage.template kept_values<V>()[slot] = item_values[i];
+      ++slot;
+    }
   }
   __syncthreads();
   const Count prefix = storage.prefix;
-  for (Count k = threadIdx.x; k < tile_kept; k += Tile::block_threads) out[prefix + k] = storage.kept()[k];
+  for (Count k = threadIdx.x; k < tile_kept; k += Tile::block_threads) {
+    out[prefix + k] = storage.kept()[k];
+    if constexpr (kHasValues) values.out[prefix + k] = storage.template kept_values<V>()[k];
+  }
   if (threadIdx.x == 0 && tile_begin + Tile::tile_items >= n) *num_selected = static_cast<size_t>(prefix + tile_kept);
 }
 
 /// A selection with its policy given: the look-back's status and tile counter in temp, cleared, then one block a
-/// tile. n == 0 writes a zero count.
-template <class Policy, class InIt, class OutIt, class Keep>
+/// tile; `values` (NoSelectValues for none) go with the kept items. n == 0 writes a zero count.
+template <class Policy, class InIt, class OutIt, class Keep, class Values>
 cudaError_t dispatch_select(void* temp, size_t& temp_bytes, InIt in, OutIt out, size_t* num_selected, size_t n,
-                            Keep keep, cudaStream_t stream, const char* name) {
+                            Keep keep, Values values, cudaStream_t stream, const char* name) {
   using T = ItemOf<InIt>;
-  using Tile = SelectTile<Policy, T>;
+  using Tile = SelectTile<Policy, T, typename Values::Value>;
   using Status = TileStatus<typename Tile::Count, Policy::status_slot_bytes>;
   const size_t num_tiles = Tile::count(n);
   void* parts[2] = {nullptr, nullptr};
@@ -222,8 +286,8 @@ cudaError_t dispatch_select(void* temp, size_t& temp_bytes, InIt in, OutIt out, 
   if (n == 0) return cudaMemsetAsync(num_selected, 0, sizeof(size_t), stream);
   const LookBackTemp<Status> look_back(parts, num_tiles);
   PRIMS_TRY(look_back.clear(num_tiles, stream));
-  return launch(select_kernel<Policy, InIt, OutIt, Keep, Status>, static_cast<unsigned>(num_tiles),
-                Policy::block_threads, 0, stream, in, out, num_selected, n, keep, look_back.status,
+  return launch(select_kernel<Policy, InIt, OutIt, Keep, Values, Status>, static_cast<unsigned>(num_tiles),
+                Policy::block_threads, 0, stream, in, out, num_selected, n, keep, values, look_back.status,
                 look_back.tile_counter);
 }
 
