@@ -1,13 +1,18 @@
 // bench_select: prims::device::select_if (half the items kept), select_flagged (half the flags set), unique and
 // unique_by_key (runs of 4) against cub::DeviceSelect::If / Flagged / Unique / UniqueByKey and thrust::copy_if /
-// unique_copy / unique_by_key_copy, same data, same run, i32 items (and values) 2^16..2^28. Every contender's
+// unique_copy / unique_by_key_copy, and partition_if (half kept) against cub::DevicePartition::If and
+// thrust::stable_partition_copy, same data, same run, i32 items (and values) 2^16..2^28. Every contender's
 // count and kept items are compared bitwise with a reference: CUB's result, whose count is itself checked (against
 // the n/4 runs the input is built with for the unique ones, against thrust::count_if for the others). GB/s counts
 // what a selection must move: the items read once (and the flags, or the values), the kept ones written once.
+#include <cub/device/device_partition.cuh>
 #include <cub/device/device_select.cuh>
 #include <thrust/copy.h>
 #include <thrust/count.h>
+#include <thrust/equal.h>
 #include <thrust/execution_policy.h>
+#include <thrust/iterator/reverse_iterator.h>
+#include <thrust/partition.h>
 #include <thrust/unique.h>
 
 #include <cstdint>
@@ -140,6 +145,56 @@ void bench_case(prims::bench::Harness& harness, Buffers& b, size_t n, Kind kind)
   harness.run_case({"select", "i32", variant}, n, bytes_per_item, contenders, [] {});
 }
 
+/// partition_if (half kept) against cub::DevicePartition::If and thrust::stable_partition_copy. CUB writes the
+/// rejected items backwards from the end: its output is checked against the reference with that part reversed.
+void bench_partition_case(prims::bench::Harness& harness, Buffers& b, size_t n) {
+  const char* variant = "partition_if 50%";
+  if (!harness.selected({"select", "i32", variant})) return;
+  const cudaStream_t stream = harness.stream();
+  const int32_t* in = b.random.data();
+  const int num_items = static_cast<int>(n);
+  auto prims_call = [&](void* temp, size_t& bytes, cudaStream_t s) {
+    return prims::device::partition_if(temp, bytes, in, b.prims_out.data(), b.prims_count.data(), n, Odd{}, s);
+  };
+  auto cub_call = [&](void* temp, size_t& bytes, cudaStream_t s) {
+    return cub::DevicePartition::If(temp, bytes, in, b.cub_out.data(), b.cub_count.data(), num_items, Odd{}, s);
+  };
+  size_t prims_bytes = 0, cub_bytes = 0;
+  prims::check(prims_call(nullptr, prims_bytes, stream), "prims size");
+  prims::check(cub_call(nullptr, cub_bytes, stream), "cub size");
+  prims::DeviceBuffer<unsigned char> prims_temp(prims_bytes), cub_temp(cub_bytes);
+  // The reference: Thrust's stable partition, untimed, its count checked with thrust::count_if.
+  const size_t k = static_cast<size_t>(thrust::count_if(thrust::device, in, in + n, Odd{}));
+  const auto ends = thrust::stable_partition_copy(thrust::device, in, in + n, b.reference.data(),
+                                                  b.reference.data() + k, Odd{});
+  if (static_cast<size_t>(ends.first - b.reference.data()) != k) throw std::runtime_error("the reference's count");
+  prims::check(cudaDeviceSynchronize(), "reference");
+  std::vector<Contender> contenders = {
+      {"prims", [&](cudaStream_t s) { prims::check(prims_call(prims_temp.data(), prims_bytes, s), "prims"); }},
+      {"CUB", [&](cudaStream_t s) { prims::check(cub_call(cub_temp.data(), cub_bytes, s), "cub"); }},
+      {"Thrust", [&](cudaStream_t s) {
+         thrust::stable_partition_copy(harness.thrust_on(s), in, in + n, b.thrust_out.data(), b.thrust_out.data() + k,
+                                       Odd{});
+       }},
+  };
+  contenders[0].check = [&, k] {
+    return b.prims_count.download(1)[0] == k && prims::bench::same_bits(b.prims_out.data(), b.reference.data(), n);
+  };
+  contenders[0].outputs = {prims::bench::output(b.prims_out.data(), n), prims::bench::output(b.prims_count.data(), 1)};
+  contenders[1].check = [&, k] {
+    const int32_t* rejected = b.reference.data() + k;
+    return static_cast<size_t>(b.cub_count.download(1)[0]) == k &&
+           prims::bench::same_bits(b.cub_out.data(), b.reference.data(), k) &&
+           thrust::equal(thrust::device, b.cub_out.data() + k, b.cub_out.data() + n,
+                         thrust::make_reverse_iterator(rejected + (n - k)));
+  };
+  contenders[1].outputs = {prims::bench::output(b.cub_out.data(), n), prims::bench::output(b.cub_count.data(), 1)};
+  contenders[2].check = [&] { return prims::bench::same_bits(b.thrust_out.data(), b.reference.data(), n); };
+  contenders[2].outputs = {prims::bench::output(b.thrust_out.data(), n)};
+  // What a partition must move: every item read once and written once (prims reads twice: it counts first).
+  harness.run_case({"select", "i32", variant}, n, 2.0 * sizeof(int32_t), contenders, [] {});
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -158,6 +213,9 @@ int main(int argc, char** argv) {
       for (int log2n = harness.min_log2(); log2n <= harness.max_log2(); log2n += harness.step_log2()) {
         bench_case(harness, buffers, size_t{1} << log2n, kind);
       }
+    }
+    for (int log2n = harness.min_log2(); log2n <= harness.max_log2(); log2n += harness.step_log2()) {
+      bench_partition_case(harness, buffers, size_t{1} << log2n);
     }
     return harness.finish();
   } catch (const std::exception& e) {

@@ -35,6 +35,7 @@ cudaError_t every_algorithm(void* temp, size_t& bytes, K* keys, V* values, size_
   note(prims::device::segmented_radix_sort_pairs(temp, bytes, keys, keys, values, values, n, 1, begins, ends,
                                                  Order::Ascending, 0, 8 * int{sizeof(K)}, s));
   note(prims::device::select_if(temp, bytes, keys, keys, offsets, n, IsOdd{}, s));
+  note(prims::device::partition_if(temp, bytes, keys, keys, offsets, n, IsOdd{}, s));
   note(prims::device::select_flagged(temp, bytes, keys, values, keys, offsets, n, s));
   note(prims::device::unique(temp, bytes, keys, keys, offsets, n, prims::Equal{}, s));
   note(prims::device::unique_by_key(temp, bytes, keys, values, keys, values, offsets, n, prims::Equal{}, s));

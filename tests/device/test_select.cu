@@ -1,8 +1,9 @@
-// prims::device::select_if, select_flagged, unique and unique_by_key against CPU references: every size edge (tiles, look-back
-// windows of 32 tiles), selection ratios 0, 1%, 50%, 99% and 100%, runs of length 1, long runs and one run of
-// everything, 1- to 16-byte items (and items with a constructor), flags of bytes, bools and types wider than the
-// items, iterator inputs (thrust counting and transform iterators), in place, a custom equality, float keys with
-// -0.0/+0.0 and NaN, and 2^28 items. Outputs are poisoned first: nothing past the count may be written.
+// prims::device::select_if, select_flagged, unique, unique_by_key and partition_if against CPU references: every
+// size edge (tiles, look-back windows of 32 tiles), selection ratios 0, 1%, 50%, 99% and 100%, runs of length 1,
+// long runs and one run of everything, 1- to 16-byte items (and items with a constructor), flags of bytes, bools
+// and types wider than the items, iterator inputs (thrust counting and transform iterators), in place, a custom
+// equality, float keys with -0.0/+0.0 and NaN, and 2^28 items. Outputs are poisoned first: nothing past the count
+// (past n for partition_if) may be written.
 #include <thrust/iterator/counting_iterator.h>
 #include <thrust/iterator/transform_iterator.h>
 
@@ -125,6 +126,44 @@ TYPED_TEST(Select, IfEverySizeAndRatio) {
     for (const uint64_t per_mille : {0, 10, 500, 990, 1000}) {
       SCOPED_TRACE(::testing::Message() << "n = " << n << ", kept per mille " << per_mille);
       check_select_if<TypeParam>(n, per_mille, n * 7 + per_mille);
+    }
+  }
+}
+
+/// partition_if: the kept items in order, then the others in order, every one of the n places written, nothing
+/// after them.
+template <class T>
+void check_partition_if(size_t n, uint64_t per_mille, uint64_t seed) {
+  std::vector<T> input(n);
+  std::mt19937_64 rng(seed);
+  for (auto& x : input) x = make<T>(rng());
+  const Below pred{per_mille};
+  std::vector<T> expected, others;
+  for (const T& x : input) (pred(x) ? expected : others).push_back(x);
+  const size_t kept = expected.size();
+  expected.insert(expected.end(), others.begin(), others.end());
+  DeviceBuffer<T> in(n), out(n + kGuard);
+  DeviceBuffer<size_t> count(1);
+  in.upload(input.data(), n);
+  out.fill_bytes(0xAB);
+  count.fill_bytes(0xEE);
+  prims::test::run_two_phase([&](void* temp, size_t& bytes) {
+    return prims::device::partition_if(temp, bytes, in.data(), out.data(), count.data(), n, pred);
+  });
+  ASSERT_EQ(count.download(1)[0], kept);
+  const std::vector<T> got = out.download(n + kGuard);
+  for (size_t i = 0; i < n; ++i) ASSERT_TRUE(same_bytes(got[i], expected[i])) << "item " << i << " of " << n;
+  unsigned char poison[sizeof(T)];
+  std::memset(poison, 0xAB, sizeof(T));
+  for (size_t i = n; i < n + kGuard; ++i) ASSERT_EQ(std::memcmp(&got[i], poison, sizeof(T)), 0) << "item " << i;
+}
+
+TYPED_TEST(Select, PartitionEverySizeAndRatio) {
+  PRIMS_REQUIRE_GPU();
+  for (const size_t n : select_sizes<TypeParam>()) {
+    for (const uint64_t per_mille : {0, 10, 500, 990, 1000}) {
+      SCOPED_TRACE(::testing::Message() << "n = " << n << ", kept per mille " << per_mille);
+      check_partition_if<TypeParam>(n, per_mille, n * 11 + per_mille);
     }
   }
 }
@@ -320,6 +359,37 @@ TEST(Select, LargeInputKeepsHalf) {
   DeviceBuffer<uint32_t> scratch(n / 2);
   prims::test::run_two_phase([&](void* temp, size_t& bytes) {
     return prims::device::select_if(temp, bytes, misplaced, scratch.data(), wrong.data(), n / 2, Nonzero{});
+  });
+  EXPECT_EQ(wrong.download(1)[0], 0u);
+}
+
+/// 1 where out[i] is not what partitioning 0, 1, ..., n - 1 by oddness puts there: the odd numbers, then the even.
+struct MisplacedPartition {
+  const uint32_t* out;
+  uint32_t half;
+  __host__ __device__ uint32_t operator()(uint32_t i) const {
+    const uint32_t expected = i < half ? 2 * i + 1 : 2 * (i - half);
+    return out[i] != expected ? 1u : 0u;
+  }
+};
+
+/// 2^28 items of a counting iterator partitioned by oddness, checked on the GPU (a selection of the misplaced).
+TEST(Select, LargePartitionOfCountingIterator) {
+  PRIMS_REQUIRE_GPU();
+  const size_t n = size_t{1} << 28;
+  const auto in = thrust::make_counting_iterator<uint32_t>(0);
+  DeviceBuffer<uint32_t> out(n);
+  DeviceBuffer<size_t> count(1);
+  prims::test::run_two_phase([&](void* temp, size_t& bytes) {
+    return prims::device::partition_if(temp, bytes, in, out.data(), count.data(), n, Odd{});
+  });
+  ASSERT_EQ(count.download(1)[0], n / 2);
+  const auto misplaced = thrust::make_transform_iterator(
+      thrust::make_counting_iterator<uint32_t>(0), MisplacedPartition{out.data(), static_cast<uint32_t>(n / 2)});
+  DeviceBuffer<uint32_t> scratch(n);
+  DeviceBuffer<size_t> wrong(1);
+  prims::test::run_two_phase([&](void* temp, size_t& bytes) {
+    return prims::device::select_if(temp, bytes, misplaced, scratch.data(), wrong.data(), n, Nonzero{});
   });
   EXPECT_EQ(wrong.download(1)[0], 0u);
 }

@@ -1,16 +1,18 @@
 #pragma once
-// Device-wide selections (stream compaction): prims::device::select_if, select_flagged, unique and unique_by_key.
+// Device-wide selections (stream compaction) and partition: prims::device::select_if, select_flagged, unique,
+// unique_by_key and partition_if.
 //
 // Each writes the items it keeps to out[0, k), in input order, and k to *num_selected (device memory): no host
 // synchronization. Inputs are random-access iterators (pointers, thrust::counting_iterator,
 // thrust::transform_iterator, ...), outputs pointers or output iterators. Two-phase temporary storage (call with
 // temp == nullptr to learn temp_bytes); they launch on `stream`, never synchronize it, and return the first CUDA
-// error they meet. n == 0 writes a count of 0. out may be the input pointer itself (in place): every kept item
-// lands at or before its own position, after its tile was read.
+// error they meet. n == 0 writes a count of 0. Except for partition_if, out may be the input pointer itself (in
+// place): every kept item lands at or before its own position, after its tile was read.
 //
 // One pass each (detail/select_kernels.cuh): a tile is read once, its kept items counted, the count before it
 // taken from the decoupled look-back (detail/lookback.cuh, as the scan's), and the kept items written as one
-// coalesced run.
+// coalesced run. partition_if counts the kept items in a read before its pass (unlike CUB's, which writes the
+// others backwards from the end, its others keep their order too).
 
 #include <cuda_runtime.h>
 
@@ -38,6 +40,18 @@ cudaError_t select_flagged(void* temp, size_t& temp_bytes, InIt in, FlagIt flags
   using T = prims::detail::ItemOf<InIt>;
   return prims::detail::dispatch_select<prims::detail::SelectPolicy<T>>(temp, temp_bytes, in, out, num_selected, n,
                                                           prims::detail::KeepFlagged<FlagIt>{flags}, prims::detail::NoSelectValues{}, s, "select_flagged");
+}
+
+/// Partitions by pred, stable on both sides: out[0, k) the items with pred(item) true, out[k, n) the others, each
+/// in input order; k to *num_selected. out must not overlap the input. Two passes: the kept items are counted
+/// first (a read of the input), so that the others can be written straight to their places.
+/// Example: `partition_if(temp, bytes, d_in, d_out, d_count, n, [] __device__(int x) { return x < 0; });`
+template <class InIt, class OutIt, class Pred>
+cudaError_t partition_if(void* temp, size_t& temp_bytes, InIt in, OutIt out, size_t* num_selected, size_t n,
+                         Pred pred, cudaStream_t s = 0) {
+  using T = prims::detail::ItemOf<InIt>;
+  return prims::detail::dispatch_partition<prims::detail::SelectPolicy<T>>(temp, temp_bytes, in, out, num_selected,
+                                                                           n, pred, s, "partition_if");
 }
 
 /// Keeps the first item of every run of consecutive items equal under eq (eq(earlier, later)).

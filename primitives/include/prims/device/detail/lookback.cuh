@@ -183,9 +183,11 @@ class TileStatus<T, SLOT_BYTES, TileStatusWord::Separate> {
   T* inclusives_;
 };
 
-/// Temporary storage holds garbage on entry: clear every tile's status and the tile counter before the scan.
+/// Temporary storage holds garbage on entry: clear every tile's status and the tile counter before the scan (and
+/// `count`, an algorithm's own counter, where given).
 template <class Status>
-__global__ void init_tile_status_kernel(Status status, size_t num_tiles, unsigned* tile_counter) {
+__global__ void init_tile_status_kernel(Status status, size_t num_tiles, unsigned* tile_counter,
+                                        unsigned long long* count) {
   prims::detail::wait_for_prior_grids();
   prims::detail::allow_dependent_grids();
   const size_t tile = static_cast<size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
@@ -194,6 +196,7 @@ __global__ void init_tile_status_kernel(Status status, size_t num_tiles, unsigne
   }
   if (tile == 0) {
     *tile_counter = 0;
+    if (count != nullptr) *count = 0;
   }
 }
 
@@ -216,17 +219,30 @@ struct LookBackTemp {
   /// blocks is an invalid value, reported for `name` and n.
   static cudaError_t carve(void* temp, size_t& temp_bytes, size_t num_tiles, const char* name, size_t n,
                            void* (&parts)[2]) {
+    void* extra = nullptr;
+    return carve(temp, temp_bytes, num_tiles, name, n, parts, 0, extra);
+  }
+  /// The same with `extra_bytes` more for the algorithm's own use (`extra`).
+  static cudaError_t carve(void* temp, size_t& temp_bytes, size_t num_tiles, const char* name, size_t n,
+                           void* (&parts)[2], size_t extra_bytes, void*& extra) {
     if (num_tiles > static_cast<size_t>(INT_MAX)) {
       return invalid_value("%s: n = %zu needs more tiles than a grid has blocks", name, n);
     }
-    return carve_temp(temp, temp_bytes, {Status::bytes(num_tiles), sizeof(unsigned)}, parts);
+    void* all[3];
+    PRIMS_TRY(carve_temp(temp, temp_bytes, {Status::bytes(num_tiles), sizeof(unsigned), extra_bytes}, all));
+    parts[0] = all[0];
+    parts[1] = all[1];
+    extra = all[2];
+    return cudaSuccess;
   }
 
-  /// Clears the statuses and the counter (temporary storage holds garbage on entry): one launch.
-  cudaError_t clear(size_t num_tiles, cudaStream_t stream) const {
+  /// Clears the statuses and the counter (temporary storage holds garbage on entry), and `count` where given:
+  /// one launch.
+  cudaError_t clear(size_t num_tiles, cudaStream_t stream, unsigned long long* count = nullptr) const {
     constexpr unsigned threads = 256;
     const auto blocks = static_cast<unsigned>((num_tiles + threads - 1) / threads);
-    return launch(init_tile_status_kernel<Status>, blocks, threads, 0, stream, status, num_tiles, tile_counter);
+    return launch(init_tile_status_kernel<Status>, blocks, threads, 0, stream, status, num_tiles, tile_counter,
+                  count);
   }
 };
 

@@ -1,5 +1,6 @@
 #pragma once
-// Kernels and dispatch of the selections (prims::device::select_if, select_flagged, unique; device/select.cuh).
+// Kernels and dispatch of the selections (prims::device::select_if, select_flagged, unique, unique_by_key and
+// partition_if; device/select.cuh).
 //
 // One pass, one block a tile, on the look-back agent of lookback.cuh: a block loads its tile in the blocked
 // arrangement (thread t holds items [t * ITEMS, (t + 1) * ITEMS)), marks the items it keeps, counts them with a
@@ -9,6 +10,7 @@
 
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <iterator>
 #include <type_traits>
@@ -16,10 +18,12 @@
 #include "prims/block/scan.cuh"
 #include "prims/device/detail/lookback.cuh"
 #include "prims/device/detail/tile_io.cuh"
+#include "prims/util/device_properties.cuh"
 #include "prims/util/error.cuh"
 #include "prims/util/launch.cuh"
 #include "prims/util/maybe.cuh"
 #include "prims/util/ops.cuh"
+#include "prims/util/shuffle.cuh"
 #include "prims/util/temp_storage.cuh"
 
 namespace prims::detail {
@@ -32,7 +36,6 @@ struct SelectPolicySm90 {
   static constexpr int block_threads = 256;
   static constexpr int bytes_per_thread = 128;
   static constexpr int max_items_per_thread = 32;
-  static constexpr int min_blocks_per_sm = 1;
   static constexpr unsigned look_back_wait_ns = 64;
   static constexpr int look_back_tiles_per_lane = 1;
   static constexpr int status_slot_bytes = 32;
@@ -47,7 +50,6 @@ struct SelectByKeyPolicySm90 {
   static constexpr int block_threads = 256;
   static constexpr int bytes_per_thread = 160;
   static constexpr int max_items_per_thread = 32;
-  static constexpr int min_blocks_per_sm = 1;
   static constexpr unsigned look_back_wait_ns = 64;
   static constexpr int look_back_tiles_per_lane = 1;
   static constexpr int status_slot_bytes = 32;
@@ -61,12 +63,19 @@ template <class K, class V>
 using SelectByKeyPolicy = SelectByKeyPolicySm90<K, V>;
 
 /// What a selection keeps, and what the kernel needs to tell: KeepIf, the items with pred(item); KeepFlagged, the
-/// items whose flag is nonzero; KeepUnique, the first item of every run of items equal under eq.
-enum class KeepKind { If, Flagged, Unique };
+/// items whose flag is nonzero; KeepUnique, the first item of every run of items equal under eq; KeepPartition,
+/// the items with pred(item) first and the others after them (`kept` items in all, counted before the pass).
+enum class KeepKind { If, Flagged, Unique, Partition };
 template <class Pred>
 struct KeepIf {
   static constexpr KeepKind kind = KeepKind::If;
   Pred pred;
+};
+template <class Pred>
+struct KeepPartition {
+  static constexpr KeepKind kind = KeepKind::Partition;
+  Pred pred;
+  const unsigned long long* kept;
 };
 template <class FlagIt>
 struct KeepFlagged {
@@ -188,7 +197,7 @@ struct SelectTile {
 
 /// One block a tile, tiles taken in start order from the counter (lookback.cuh).
 template <class Policy, class InIt, class OutIt, class Keep, class Values, class Status>
-__global__ void __launch_bounds__(Policy::block_threads, Policy::min_blocks_per_sm)
+__global__ void __launch_bounds__(Policy::block_threads)
     select_kernel(InIt in, OutIt out, size_t* num_selected, size_t n, Keep keep, Values values, Status status,
                   unsigned* tile_counter) {
   using T = ItemOf<InIt>;
@@ -233,7 +242,7 @@ __global__ void __launch_bounds__(Policy::block_threads, Policy::min_blocks_per_
                                : !keep.eq(items[i - 1], items[i]);
       kept[i] = first_item + i < valid && head;
     }
-  } else if constexpr (Keep::kind == KeepKind::If) {
+  } else if constexpr (Keep::kind == KeepKind::If || Keep::kind == KeepKind::Partition) {
 #pragma unroll
     for (int i = 0; i < kItems; ++i) kept[i] = first_item + i < valid && static_cast<bool>(keep.pred(items[i]));
   } else {
@@ -252,22 +261,66 @@ __global__ void __launch_bounds__(Policy::block_threads, Policy::min_blocks_per_
     if (threadIdx.x == 0) storage.prefix = prefix;
   }
   __syncthreads();  // the exchange storage is free; the prefix is set
-  Count slot = offset;
+  const Count prefix = storage.prefix;
+  if constexpr (Keep::kind == KeepKind::Partition) {
+    // The tile's kept items in order, then its others in order: the others before the tile start after all the
+    // kept ones.
+    Count slot = offset;
 #pragma unroll
-  for (int i = 0; i < kItems; ++i) {
-    if (kept[i]) {
-      storage.kept()[slot] = items[i];
-      if constexpr (kHasValues) storage.template kept_values<V>()[slot] = item_values[i];
-      ++slot;
+    for (int i = 0; i < kItems; ++i) {
+      if (first_item + i < valid) {
+        const Count at = kept[i] ? slot : tile_kept + static_cast<Count>(first_item + i) - slot;
+        storage.kept()[at] = items[i];
+        slot += kept[i] ? 1 : 0;
+      }
+    }
+    __syncthreads();
+    const Count others_begin = static_cast<Count>(*keep.kept) + (tile_begin - prefix);
+    for (int k = threadIdx.x; k < valid; k += Tile::block_threads) {
+      const Count at = static_cast<Count>(k);
+      out[at < tile_kept ? prefix + at : others_begin + (at - tile_kept)] = storage.kept()[k];
+    }
+  } else {
+    Count slot = offset;
+#pragma unroll
+    for (int i = 0; i < kItems; ++i) {
+      if (kept[i]) {
+        storage.kept()[slot] = items[i];
+        if constexpr (kHasValues) storage.template kept_values<V>()[slot] = item_values[i];
+        ++slot;
+      }
+    }
+    __syncthreads();
+    for (Count k = threadIdx.x; k < tile_kept; k += Tile::block_threads) {
+      out[prefix + k] = storage.kept()[k];
+      if constexpr (kHasValues) values.out[prefix + k] = storage.template kept_values<V>()[k];
     }
   }
-  __syncthreads();
-  const Count prefix = storage.prefix;
-  for (Count k = threadIdx.x; k < tile_kept; k += Tile::block_threads) {
-    out[prefix + k] = storage.kept()[k];
-    if constexpr (kHasValues) values.out[prefix + k] = storage.template kept_values<V>()[k];
-  }
   if (threadIdx.x == 0 && tile_begin + Tile::tile_items >= n) *num_selected = static_cast<size_t>(prefix + tile_kept);
+}
+
+/// Items a thread of count_kept_kernel loads before it counts them: loads in flight hide the memory's latency.
+inline constexpr int kCountItems = 8;
+
+/// How many items pred keeps, added to *kept (zero before): each block walks its share of the input, kCountItems
+/// loads a thread at a time, and each warp adds its count once.
+template <class Policy, class InIt, class Pred>
+__global__ void __launch_bounds__(Policy::block_threads)
+    count_kept_kernel(InIt in, size_t n, Pred pred, unsigned long long* kept) {
+  wait_for_prior_grids();
+  allow_dependent_grids();
+  unsigned count = 0;
+  const size_t stride = static_cast<size_t>(gridDim.x) * blockDim.x * kCountItems;
+  for (size_t base = static_cast<size_t>(blockIdx.x) * blockDim.x * kCountItems + threadIdx.x; base < n;
+       base += stride) {
+#pragma unroll
+    for (int j = 0; j < kCountItems; ++j) {
+      const size_t i = base + static_cast<size_t>(j) * blockDim.x;
+      if (i < n) count += static_cast<bool>(pred(in[i])) ? 1u : 0u;
+    }
+  }
+  count = __reduce_add_sync(kFullWarpMask, count);
+  if (threadIdx.x % warp::kWarpThreads == 0 && count > 0) atomicAdd(kept, static_cast<unsigned long long>(count));
 }
 
 /// A selection with its policy given: the look-back's status and tile counter in temp, cleared, then one block a
@@ -289,6 +342,37 @@ cudaError_t dispatch_select(void* temp, size_t& temp_bytes, InIt in, OutIt out, 
   return launch(select_kernel<Policy, InIt, OutIt, Keep, Values, Status>, static_cast<unsigned>(num_tiles),
                 Policy::block_threads, 0, stream, in, out, num_selected, n, keep, values, look_back.status,
                 look_back.tile_counter);
+}
+
+/// partition_if with its policy given: the kept items counted first (a pass that only reads, so the others can
+/// go straight to their places after all the kept ones), then the selection's pass placing both. n == 0 writes a
+/// zero count.
+template <class Policy, class InIt, class OutIt, class Pred>
+cudaError_t dispatch_partition(void* temp, size_t& temp_bytes, InIt in, OutIt out, size_t* num_selected, size_t n,
+                               Pred pred, cudaStream_t stream, const char* name) {
+  using T = ItemOf<InIt>;
+  using Tile = SelectTile<Policy, T>;
+  using Status = TileStatus<typename Tile::Count, Policy::status_slot_bytes>;
+  const size_t num_tiles = Tile::count(n);
+  void* parts[2] = {nullptr, nullptr};
+  void* kept = nullptr;
+  PRIMS_TRY(LookBackTemp<Status>::carve(temp, temp_bytes, num_tiles, name, n, parts, sizeof(unsigned long long),
+                                        kept));
+  if (temp == nullptr) return cudaSuccess;
+  if (num_selected == nullptr) return invalid_value("%s: num_selected is null", name);
+  if (n == 0) return cudaMemsetAsync(num_selected, 0, sizeof(size_t), stream);
+  auto* kept_count = static_cast<unsigned long long*>(kept);
+  const LookBackTemp<Status> look_back(parts, num_tiles);
+  PRIMS_TRY(look_back.clear(num_tiles, stream, kept_count));
+  int multiprocessors = 0;
+  PRIMS_TRY(multiprocessor_count(multiprocessors));
+  const size_t block_items = static_cast<size_t>(Policy::block_threads) * kCountItems;
+  const size_t count_blocks = std::min((n + block_items - 1) / block_items, static_cast<size_t>(multiprocessors) * 8);
+  PRIMS_TRY(launch(count_kept_kernel<Policy, InIt, Pred>, static_cast<unsigned>(count_blocks), Policy::block_threads,
+                   0, stream, in, n, pred, kept_count));
+  return launch(select_kernel<Policy, InIt, OutIt, KeepPartition<Pred>, NoSelectValues, Status>,
+                static_cast<unsigned>(num_tiles), Policy::block_threads, 0, stream, in, out, num_selected, n,
+                KeepPartition<Pred>{pred, kept_count}, NoSelectValues{}, look_back.status, look_back.tile_counter);
 }
 
 }  // namespace prims::detail
