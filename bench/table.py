@@ -44,8 +44,11 @@ def main():
                 gbs = r["bytes_per_item"] * r["n"] / (ms[ours] * 1e6)
                 throughput = f"{gbs:.0f} ({100 * gbs / copy:.0f}%)"
             case = " ".join(x for x in (r["bench"], r["type"], r["variant"]) if x and x != "-")
-            cells = [case, f"2^{round(math.log2(r['n']))}"] + [f"{ms[c] * 1e3:.1f}" for c in contenders]
-            cells += [throughput] + [f"{ms[c] / ms[compared_with.get(c, ours)]:.2f}x" for c in others]
+            # A contender a case does not have (Thrust has no non-trivial runs) shows as a dash.
+            cells = [case, f"2^{round(math.log2(r['n']))}"]
+            cells += [f"{ms[c] * 1e3:.1f}" if c in ms else "-" for c in contenders]
+            cells += [throughput]
+            cells += [f"{ms[c] / ms[compared_with.get(c, ours)]:.2f}x" if c in ms else "-" for c in others]
             print("| " + " | ".join(cells) + " |")
         print()
 
