@@ -17,6 +17,13 @@
 #include "prims/device/detail/by_key_kernels.cuh"
 #include "prims/util/ops.cuh"
 
+namespace prims::detail {
+/// A run's length in the value type of the iterator it is written to (size_t where that has none).
+template <class LengthOut>
+using RunLengthOf = std::conditional_t<std::is_void_v<typename std::iterator_traits<LengthOut>::value_type>, size_t,
+                                       std::remove_cv_t<typename std::iterator_traits<LengthOut>::value_type>>;
+}  // namespace prims::detail
+
 namespace prims::device {
 
 /// Run i: unique_out[i] its first item, counts_out[i] its length (in counts_out's value type, size_t where it
@@ -25,8 +32,7 @@ namespace prims::device {
 template <class InIt, class UniqueOut, class CountOut>
 cudaError_t run_length_encode(void* temp, size_t& temp_bytes, InIt in, UniqueOut unique_out, CountOut counts_out,
                               size_t* num_runs, size_t n, cudaStream_t s = 0) {
-  using Declared = typename std::iterator_traits<CountOut>::value_type;
-  using Length = std::conditional_t<std::is_void_v<Declared>, size_t, std::remove_cv_t<Declared>>;
+  using Length = prims::detail::RunLengthOf<CountOut>;
   const prims::detail::ConstantIterator<Length> ones{Length{1}};
   return prims::detail::dispatch_by_key<prims::detail::ByKeyPolicy, prims::detail::ByKeyMode::Reduce, Length>(
       temp, temp_bytes, in, ones, unique_out, counts_out, num_runs, n, prims::Sum{}, prims::Equal{}, Length{}, s,
@@ -40,8 +46,7 @@ cudaError_t run_length_encode(void* temp, size_t& temp_bytes, InIt in, UniqueOut
 template <class InIt, class OffsetOut, class LengthOut>
 cudaError_t non_trivial_runs(void* temp, size_t& temp_bytes, InIt in, OffsetOut offsets_out, LengthOut lengths_out,
                              size_t* num_runs, size_t n, cudaStream_t s = 0) {
-  using Declared = typename std::iterator_traits<LengthOut>::value_type;
-  using Length = std::conditional_t<std::is_void_v<Declared>, size_t, std::remove_cv_t<Declared>>;
+  using Length = prims::detail::RunLengthOf<LengthOut>;
   const prims::detail::ConstantIterator<Length> ones{Length{1}};
   return prims::detail::dispatch_by_key<prims::detail::ByKeyPolicy, prims::detail::ByKeyMode::NonTrivialRuns, Length>(
       temp, temp_bytes, in, ones, offsets_out, lengths_out, num_runs, n, prims::Sum{}, prims::Equal{}, Length{}, s,

@@ -168,15 +168,9 @@ __global__ void __launch_bounds__(Policy::block_threads, Policy::min_blocks_per_
   constexpr int kItems = Tile::items_per_thread;
   constexpr int kThreads = Tile::block_threads;
   __shared__ typename Tile::Storage storage;
-  __shared__ unsigned tile_slot;
   wait_for_prior_grids();
   allow_dependent_grids();
-  if (threadIdx.x == 0) tile_slot = atomicAdd(tile_counter, 1u);
-  __syncthreads();
-  const size_t tile = tile_slot;
-  const size_t tile_begin = tile * Tile::tile_items;
-  const size_t rest = n - tile_begin;
-  const int valid = rest < static_cast<size_t>(Tile::tile_items) ? static_cast<int>(rest) : Tile::tile_items;
+  const auto [tile, tile_begin, valid] = take_tile<Tile::tile_items>(tile_counter, n);
   const bool full_tile_before_end = tile_begin + Tile::tile_items < n;
 
   // The key before the tile and the one after it, read first so that their latency hides behind the tile's.

@@ -8,6 +8,7 @@
 //   TileStatus               one status word a tile (flag and value), in temporary storage
 //   init_tile_status_kernel  clears the words and the tile counter (temporary storage holds garbage on entry)
 //   LookBackPrefix           the block scan's prefix callback that publishes, looks back and publishes again
+//   take_tile                a block's tile from the counter
 //
 // A Policy gives look_back_wait_ns (the pause between polls of predecessors that have not published) and
 // look_back_tiles_per_lane (tiles each lane of the look-back warp reads a poll).
@@ -198,6 +199,25 @@ __global__ void init_tile_status_kernel(Status status, size_t num_tiles, unsigne
     *tile_counter = 0;
     if (count != nullptr) *count = 0;
   }
+}
+
+/// The tile a block works on: the next one from the counter, so tiles go to blocks in the order they start.
+struct TakenTile {
+  size_t tile;   // its index
+  size_t begin;  // its first item
+  int valid;     // how many of its TILE_ITEMS items exist (the last tile may hold fewer)
+};
+
+/// Takes the block's tile (all threads call it; one reads the counter). After wait_for_prior_grids().
+template <int TILE_ITEMS>
+__device__ inline TakenTile take_tile(unsigned* tile_counter, size_t n) {
+  __shared__ unsigned slot;
+  if (threadIdx.x == 0) slot = atomicAdd(tile_counter, 1u);
+  __syncthreads();
+  const size_t tile = slot;
+  const size_t begin = tile * TILE_ITEMS;
+  const size_t rest = n - begin;
+  return {tile, begin, rest < static_cast<size_t>(TILE_ITEMS) ? static_cast<int>(rest) : TILE_ITEMS};
 }
 
 /// A single-pass algorithm's look-back storage in temp: every tile's status, then the tile counter.

@@ -131,16 +131,9 @@ __global__ void __launch_bounds__(Policy::block_threads, Policy::min_blocks_per_
                             unsigned* tile_counter) {
   using Tile = ScanTile<Policy, T>;
   __shared__ typename Tile::Storage storage;
-  __shared__ unsigned tile_slot;
   prims::detail::wait_for_prior_grids();
   prims::detail::allow_dependent_grids();
-  if (threadIdx.x == 0) {
-    tile_slot = atomicAdd(tile_counter, 1u);
-  }
-  __syncthreads();
-  const size_t tile = tile_slot;
-  const size_t tile_begin = tile * Tile::tile_items;
-  const int valid = Tile::valid_items(tile, n);
+  const auto [tile, tile_begin, valid] = take_tile<Tile::tile_items>(tile_counter, n);
 
   T items[Tile::items_per_thread];
   Tile::template load<Policy::load_hint>(in + tile_begin, valid, items, storage);

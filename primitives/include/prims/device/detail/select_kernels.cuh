@@ -207,15 +207,9 @@ __global__ void __launch_bounds__(Policy::block_threads)
   using Count = typename Tile::Count;
   constexpr int kItems = Tile::items_per_thread;
   __shared__ typename Tile::Storage storage;
-  __shared__ unsigned tile_slot;
   wait_for_prior_grids();
   allow_dependent_grids();
-  if (threadIdx.x == 0) tile_slot = atomicAdd(tile_counter, 1u);
-  __syncthreads();
-  const size_t tile = tile_slot;
-  const size_t tile_begin = tile * Tile::tile_items;
-  const size_t rest = n - tile_begin;
-  const int valid = rest < static_cast<size_t>(Tile::tile_items) ? static_cast<int>(rest) : Tile::tile_items;
+  const auto [tile, tile_begin, valid] = take_tile<Tile::tile_items>(tile_counter, n);
 
   // Unique: the item before the tile, read first so that its latency hides behind the tile's.
   T before_tile{};
