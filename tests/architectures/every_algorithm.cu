@@ -47,6 +47,7 @@ cudaError_t every_algorithm(void* temp, size_t& bytes, K* keys, V* values, size_
   note(prims::device::run_length_encode(temp, bytes, keys, keys, values, offsets, n, s));
   note(prims::device::non_trivial_runs(temp, bytes, keys, offsets, values, offsets, n, s));
   note(prims::device::histogram_even(temp, bytes, keys, values, 256, K{0}, K{255}, n, s));
+  note(prims::device::segmented_reduce(temp, bytes, keys, keys, 1, begins, ends, prims::Sum{}, K{0}, s));
   note(prims::device::histogram_range(temp, bytes, keys, values, 256, static_cast<const K*>(keys), n, s));
   return e;
 }

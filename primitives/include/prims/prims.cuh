@@ -20,5 +20,6 @@
 #include "prims/device/segmented_radix_sort.cuh"
 #include "prims/device/by_key.cuh"
 #include "prims/device/histogram.cuh"
+#include "prims/device/segmented_reduce.cuh"
 #include "prims/device/run_length.cuh"
 #include "prims/device/select.cuh"
