@@ -33,15 +33,17 @@ void check_even(const std::vector<Sample>& samples, int num_bins, Level lower, L
   const auto binning = prims::detail::EvenBinning<Level>::make(lower, upper, num_bins);
   for (const Sample& x : samples) {
     const int bin = binning.bin(x);
+    ASSERT_LT(bin, num_bins);
     if constexpr (std::is_integral_v<Sample> && std::is_integral_v<Level>) {
-      // Integer bins are exact: the plain 64-bit division gives the same.
-      const long long offset = static_cast<long long>(x) - static_cast<long long>(lower);
-      const long long width = static_cast<long long>(upper) - static_cast<long long>(lower);
-      const int exact = offset >= 0 && offset < width ? static_cast<int>(static_cast<unsigned long long>(offset) *
-                                                                          static_cast<unsigned>(num_bins) /
-                                                                          static_cast<unsigned long long>(width))
-                                                      : -1;
-      ASSERT_EQ(bin, exact) << "sample " << static_cast<long long>(x);
+      if (binning.exact) {
+        // Integer bins are exact there: a 128-bit product and division give the same.
+        const bool inside = x >= lower && x < upper;
+        const auto offset = static_cast<unsigned __int128>(static_cast<unsigned long long>(x) -
+                                                           static_cast<unsigned long long>(lower));
+        const auto width = static_cast<unsigned __int128>(binning.width);
+        const int exact = inside ? static_cast<int>(offset * static_cast<unsigned>(num_bins) / width) : -1;
+        ASSERT_EQ(bin, exact) << "sample " << static_cast<long long>(x);
+      }
     }
     if (bin >= 0) ++expected[static_cast<size_t>(bin)];
   }
@@ -97,6 +99,23 @@ TEST(Histogram, EvenSixteenAndThirtyTwoBitSamples) {
     check_even<int32_t, int>(ints, 4096, -(1 << 20), 1 << 20);  // a quarter of the samples fall outside
     check_even<int32_t, size_t>(ints, 256, std::numeric_limits<int32_t>::min(), std::numeric_limits<int32_t>::max());
   }
+}
+
+/// 64-bit levels: a narrow range far from zero (exact), and ranges too wide for an exact product (the double
+/// formula), one whose width is 5 * 2^60 bins' worth: no bin may fall outside and none may be counted twice.
+TEST(Histogram, EvenSixtyFourBitLevels) {
+  PRIMS_REQUIRE_GPU();
+  std::mt19937_64 rng(21);
+  const int64_t far = 1000000000000000000;
+  std::vector<int64_t> near_far(100003);
+  for (auto& x : near_far) x = far - 200 + static_cast<int64_t>(rng() % 3500);
+  check_even<int64_t, unsigned>(near_far, 1000, far, far + 3000);
+  check_even<int64_t, unsigned>(near_far, 100, far + 700, far + 1700);
+  std::vector<int64_t> wide(100003);
+  for (auto& x : wide) x = static_cast<int64_t>(rng());
+  check_even<int64_t, unsigned long long>(wide, 6, -(int64_t{1} << 62), int64_t{1} << 62);
+  check_even<int64_t, unsigned long long>(wide, 5, int64_t{0}, int64_t{1} << 62);
+  check_even<int64_t, unsigned long long>(wide, 7, int64_t{0}, int64_t{8000000000000000000});
 }
 
 /// Float samples, some outside [lower, upper), NaNs (never counted), and the upper edge (not counted).

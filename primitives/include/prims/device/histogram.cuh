@@ -19,8 +19,8 @@
 namespace prims::device {
 
 /// num_bins equal-width bins over [lower, upper): sample x goes to bin (x - lower) * num_bins / (upper - lower),
-/// exact for integer samples and levels (widths below 2^33), else (x - lower) * (num_bins / (upper - lower)) in
-/// double (detail::EvenBinning).
+/// exact for integer samples and levels where (upper - lower) * num_bins < 2^64, else (x - lower) * (num_bins /
+/// (upper - lower)) in double (detail::EvenBinning).
 /// Example: `histogram_even(temp, bytes, d_pixels, d_counts, 256, 0, 256, n);  // one bin a byte value`
 template <class SampleIt, class Counter, class Level>
 cudaError_t histogram_even(void* temp, size_t& temp_bytes, SampleIt samples, Counter* histogram, int num_bins,

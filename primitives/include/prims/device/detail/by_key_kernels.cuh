@@ -93,10 +93,15 @@ template <class Policy, class K, class V, class Count>
 struct ByKeyTile {
   static constexpr int block_threads = Policy::block_threads;
   static constexpr int pair_bytes = static_cast<int>(sizeof(K) + sizeof(V));
-  static constexpr int items_per_thread =
-      Policy::bytes_per_thread / pair_bytes < 1                               ? 1
-      : Policy::bytes_per_thread / pair_bytes > Policy::max_items_per_thread ? Policy::max_items_per_thread
-                                                                              : Policy::bytes_per_thread / pair_bytes;
+  /// The keys' and values' areas and the threads' first and last keys stay within 42 KB (static shared memory is
+  /// 48 KB a block; 20 items of 4-byte keys and values fill it): wide keys and values get fewer items a thread.
+  static constexpr int kAreaItems =
+      (42 * 1024 - 2 * block_threads * static_cast<int>(sizeof(K))) / (block_threads * pair_bytes);
+  static constexpr int kWanted =
+      Policy::bytes_per_thread / pair_bytes > Policy::max_items_per_thread ? Policy::max_items_per_thread
+                                                                            : Policy::bytes_per_thread / pair_bytes;
+  static constexpr int kCapped = kWanted < kAreaItems ? kWanted : kAreaItems;
+  static constexpr int items_per_thread = kCapped < 1 ? 1 : kCapped;
   static constexpr int tile_items = block_threads * items_per_thread;
   using Pair = RunPair<Count, V>;
   using BlockScan = block::Scan<Pair, block_threads>;

@@ -2,7 +2,8 @@
 // Kernels and dispatch of the histograms (prims::device::histogram_even, histogram_range; device/histogram.cuh).
 //
 // Privatized bins: each block of a persistent grid counts its share of the samples into its own copy of the bins in
-// shared memory (shared-memory atomics), then adds its nonzero bins to the output with one global atomic each. The
+// shared memory (shared-memory atomics, 32-bit: a block counts at most 2^32 - 1 samples into one bin, which holds
+// for inputs below about 2^42 samples), then adds its nonzero bins to the output with one global atomic each. The
 // output is zeroed first. Where the bins (and, for histogram_range, the levels) do not fit a block's shared memory,
 // every sample is added to the output straight away.
 
@@ -34,26 +35,31 @@ using HistogramPolicy = HistogramPolicySm90;
 
 /// histogram_even's binning, set up once on the host (make): the bin of x among num_bins equal bins over
 /// [lower, upper), or -1 outside (NaN included). Integer samples and levels: (x - lower) * num_bins / (upper -
-/// lower), exactly: a shift where the bins' width is a power of two, else a double estimate corrected to the
-/// integer quotient (no 64-bit division a sample). Floating-point: (x - lower) * (num_bins / (upper - lower)) in
-/// double, the last bin taking what rounding would push past it.
+/// lower), exactly wherever (upper - lower) * num_bins < 2^64: a shift where the bins' width is a power of two, else
+/// a double estimate corrected to the integer quotient (no 64-bit division a sample). Wider integer ranges and
+/// floating point: (x - lower) * (num_bins / (upper - lower)) in double, the last bin taking what rounding would
+/// push past it.
 template <class Level>
 struct EvenBinning {
   Level lower;
   Level upper;
   int num_bins;
   int shift;     // >= 0: integer bins of width 2^shift
+  bool exact;    // integer levels and width * num_bins < 2^64
   double scale;  // num_bins / (upper - lower)
   unsigned long long width;
   static constexpr bool kSharedLevels = false;
 
   static EvenBinning make(Level lower, Level upper, int num_bins) {
-    EvenBinning b{lower, upper, num_bins, -1, 0.0, 0};
+    EvenBinning b{lower, upper, num_bins, -1, false, 0.0, 0};
     b.scale = static_cast<double>(num_bins) / (static_cast<double>(upper) - static_cast<double>(lower));
     if constexpr (std::is_integral_v<Level>) {
-      b.width = static_cast<unsigned long long>(static_cast<long long>(upper) - static_cast<long long>(lower));
-      for (int k = 0; k < 63 && num_bins > 0; ++k) {
-        if ((static_cast<unsigned long long>(num_bins) << k) == b.width) b.shift = k;
+      b.width = static_cast<unsigned long long>(upper) - static_cast<unsigned long long>(lower);
+      const auto bins = static_cast<unsigned long long>(num_bins > 0 ? num_bins : 1);
+      b.exact = b.width <= ~0ull / bins;
+      if (b.exact) b.scale = static_cast<double>(bins) / static_cast<double>(b.width);  // from the exact width
+      for (int k = 0; k < 64 && bins <= (~0ull >> k); ++k) {
+        if ((bins << k) == b.width) b.shift = k;
       }
     }
     return b;
@@ -78,15 +84,19 @@ struct EvenBinning {
     }
     if (!(x >= lower && x < upper)) return -1;
     if constexpr (std::is_integral_v<Sample> && std::is_integral_v<Level>) {
-      const auto offset = static_cast<unsigned long long>(static_cast<long long>(x) - static_cast<long long>(lower));
+      const auto offset = static_cast<unsigned long long>(x) - static_cast<unsigned long long>(lower);
       if (shift >= 0) return static_cast<int>(offset >> shift);
-      // offset < width < 2^64 and num_bins < 2^31: the product is exact for widths below 2^33; the double quotient
-      // is within one of the integer one, which the two steps below reach.
-      const unsigned long long product = offset * static_cast<unsigned long long>(num_bins);
-      auto quotient = static_cast<unsigned long long>(static_cast<double>(offset) * scale);
-      if (quotient * width > product) --quotient;
-      if ((quotient + 1) * width <= product) ++quotient;
-      return static_cast<int>(quotient);
+      if (exact) {
+        // The product is exact; the double quotient (from the exact width) is within one of the integer one.
+        const unsigned long long product = offset * static_cast<unsigned long long>(num_bins);
+        auto quotient = static_cast<unsigned long long>(static_cast<double>(offset) * scale);
+        if (quotient >= static_cast<unsigned long long>(num_bins)) quotient = num_bins - 1;
+        if (quotient * width > product) --quotient;
+        if ((quotient + 1) * width <= product) ++quotient;
+        return static_cast<int>(quotient);
+      }
+      const int b = static_cast<int>(static_cast<double>(offset) * scale);
+      return b < num_bins ? b : num_bins - 1;
     } else {
       const int b = static_cast<int>((static_cast<double>(x) - static_cast<double>(lower)) * scale);
       return b < num_bins ? b : num_bins - 1;

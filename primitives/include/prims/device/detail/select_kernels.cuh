@@ -313,8 +313,13 @@ __global__ void __launch_bounds__(Policy::block_threads)
       if (i < n) count += static_cast<bool>(pred(in[i])) ? 1u : 0u;
     }
   }
-  count = __reduce_add_sync(kFullWarpMask, count);
-  if (threadIdx.x % warp::kWarpThreads == 0 && count > 0) atomicAdd(kept, static_cast<unsigned long long>(count));
+  // A warp's count in 64 bits (a thread's fits 32).
+  unsigned long long warp_count = count;
+#pragma unroll
+  for (int offset = warp::kWarpThreads / 2; offset > 0; offset /= 2) {
+    warp_count += __shfl_down_sync(kFullWarpMask, warp_count, offset);
+  }
+  if (threadIdx.x % warp::kWarpThreads == 0 && warp_count > 0) atomicAdd(kept, warp_count);
 }
 
 /// A selection with its policy given: the look-back's status and tile counter in temp, cleared, then one block a
