@@ -157,17 +157,6 @@ __device__ inline void add_count(Counter* counter, unsigned count) {
   }
 }
 
-/// Sets every counter to zero (the output holds anything on entry).
-template <class Counter>
-__global__ void zero_counters_kernel(Counter* histogram, int num_bins) {
-  wait_for_prior_grids();
-  allow_dependent_grids();
-  for (int b = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x); b < num_bins;
-       b += static_cast<int>(gridDim.x * blockDim.x)) {
-    histogram[b] = Counter{0};
-  }
-}
-
 /// Whether the samples are read as 16-byte vectors (where the pointer is aligned).
 template <class SampleIt, class Sample = std::remove_cv_t<typename std::iterator_traits<SampleIt>::value_type>>
 inline constexpr bool kVectorSamples = std::is_pointer_v<SampleIt> && kVectorItems<Sample> > 1;
@@ -279,10 +268,8 @@ cudaError_t dispatch_histogram(void* temp, size_t& temp_bytes, SampleIt samples,
   const int num_bins = binning.num_bins;
   if (num_bins <= 0) return invalid_value("%s: num_bins = %d (at least 1)", name, num_bins);
   if (histogram == nullptr) return invalid_value("%s: histogram is null", name);
-  constexpr unsigned kZeroThreads = 256;
-  PRIMS_TRY(launch(zero_counters_kernel<Counter>,
-                   static_cast<unsigned>((static_cast<size_t>(num_bins) + kZeroThreads - 1) / kZeroThreads),
-                   kZeroThreads, 0, stream, histogram, num_bins));
+  // The output holds anything on entry.
+  PRIMS_TRY(cudaMemsetAsync(histogram, 0, static_cast<size_t>(num_bins) * sizeof(Counter), stream));
   if (n == 0) return cudaSuccess;
   size_t shared_bytes = static_cast<size_t>(num_bins) * sizeof(unsigned);
   if constexpr (Binning::kSharedLevels) {
