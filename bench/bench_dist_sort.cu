@@ -2,7 +2,8 @@
 // cub::DeviceRadixSort::SortKeys of the whole input on GPU 0. P GPUs: prims::dist::radix_sort_keys with the input
 // split evenly, one host thread per GPU, communicators from ncclCommInitAll. The distributed sort is timed phase by
 // phase (CUDA events: partition with the splitters; the exchange, which is the local sort's first digit pass
-// gathering the pieces from the peers; the local sort's other digits); its time is the slowest rank's. u32 keys from 2^--min-log2 to 2^--max-log2 in total (default 2^28 .. 2^32, sizes that do not
+// gathering the pieces from the peers, and of it the counting before that pass; the local sort's other digits); its
+// time is the slowest rank's. u32 keys from 2^--min-log2 to 2^--max-log2 in total (default 2^28 .. 2^32, sizes that do not
 // fit the GPU are skipped), and u64 keys at 2^--u64-log2 (default 2^30). Uniform keys (every bit random).
 // The harness (harness.cuh) runs the three contenders interleaved, in an order that rotates every round, each run
 // after an L2 flush (GPU 0's by the harness; every rank flushes its own GPU's before its timed phases) with its
@@ -47,11 +48,11 @@ void check_nccl(ncclResult_t result, const char* what) {
   if (result != ncclSuccess) throw std::runtime_error(fmt::format("{}: {}", what, ncclGetErrorString(result)));
 }
 
-/// The distributed sort's phases as timed: the partition with the splitters, the exchange (counting each piece's
-/// digits, their all-gather and the pass that gathers the pieces, sorted on the lowest digit), and the sort of the
-/// other digits.
-constexpr int kPhases = 3;
-constexpr const char* kPhaseNames[kPhases] = {"partition", "exchange", "sort"};
+/// The distributed sort's phases as timed: the partition with the splitters, the exchange in two parts (counting
+/// each piece's digits, with the copies ahead beside it, and the counts' sends; then the pass that gathers the
+/// pieces, sorted on the lowest digit), and the sort of the other digits.
+constexpr int kPhases = 4;
+constexpr const char* kPhaseNames[kPhases] = {"partition", "counting", "gathering", "sort"};
 
 struct Result {
   std::string type;
@@ -82,7 +83,7 @@ struct Rank {
   DeviceBuffer<unsigned char> temp;
   DeviceBuffer<uint64_t> barrier_word{1};
   prims::Stream stream;
-  std::array<Event, 5> events;  // start, partitioned, exchange begin and end, sorted
+  std::array<Event, 6> events;  // start, partitioned, exchange begin, gathering begin, exchange end, sorted
   prims::bench::L2Flush l2_flush;
   uint64_t keys_fingerprint = 0;
 
@@ -109,11 +110,13 @@ struct Rank {
                "create");
     check_nccl(sort->partition(), "partition");
     events[1].record(s);
-    const typename Sort::PhaseEvents phase_events{events[2].get(), events[3].get(), events[4].get()};
+    const typename Sort::PhaseEvents phase_events{events[2].get(), events[3].get(), events[4].get(),
+                                                  events[5].get()};
     check_nccl(sort->exchange_and_sort(&phase_events), "exchange and sort");
     // The slowest rank's total decides the time; each phase is reported as its slowest rank's.
     return {Event::milliseconds_between(events[0], events[1]), Event::milliseconds_between(events[2], events[3]),
-            Event::milliseconds_between(events[3], events[4]), Event::milliseconds_between(events[0], events[4])};
+            Event::milliseconds_between(events[3], events[4]), Event::milliseconds_between(events[4], events[5]),
+            Event::milliseconds_between(events[0], events[5])};
   }
 };
 
@@ -265,9 +268,10 @@ bool all_correct(const Result& r) { return r.dist_correct && r.one_gpu_correct &
 
 void print_row(const Result& r) {
   auto rate = [&](double ms) { return r.n / (ms * 1e6); };
-  fmt::print("{:<5} {:>6.1f} {:>12.2f} {:>12.2f} {:>13.2f}{:<7} {:>8.2f}x {:>10.2f} {:>10.2f} {:>10.2f}\n", r.type,
-             std::log2(double(r.n)), rate(r.one_gpu_ms), rate(r.cub_ms), rate(r.dist_ms),
-             all_correct(r) ? "" : " WRONG", r.one_gpu_ms / r.dist_ms, r.phase_ms[0], r.phase_ms[1], r.phase_ms[2]);
+  fmt::print("{:<5} {:>6.1f} {:>12.2f} {:>12.2f} {:>13.2f}{:<7} {:>8.2f}x {:>10.2f} {:>10.2f} {:>10.2f} {:>10.2f}\n",
+             r.type, std::log2(double(r.n)), rate(r.one_gpu_ms), rate(r.cub_ms), rate(r.dist_ms),
+             all_correct(r) ? "" : " WRONG", r.one_gpu_ms / r.dist_ms, r.phase_ms[0], r.phase_ms[1] + r.phase_ms[2],
+             r.phase_ms[1], r.phase_ms[3]);
   std::fflush(stdout);
 }
 
@@ -288,8 +292,11 @@ void write_json(const prims::bench::Harness& harness, int ranks, const std::vect
                        r.dist_ms, r.one_gpu_ms, r.cub_ms);
     out << fmt::format("\"correct\": {{\"{}\": {}, \"prims 1 GPU\": {}, \"CUB 1 GPU\": {}}}, ", dist,
                        json_bool(r.dist_correct), json_bool(r.one_gpu_correct), json_bool(r.cub_correct));
-    out << fmt::format("\"phase_ms\": {{\"{}\": {:.6f}, \"{}\": {:.6f}, \"{}\": {:.6f}}}}}", kPhaseNames[0],
-                       r.phase_ms[0], kPhaseNames[1], r.phase_ms[1], kPhaseNames[2], r.phase_ms[2]);
+    // "exchange": the counting and the gathering together, as results before the split had it.
+    out << fmt::format("\"phase_ms\": {{\"{}\": {:.6f}, \"exchange\": {:.6f}, \"{}\": {:.6f}, \"{}\": {:.6f}, "
+                       "\"{}\": {:.6f}}}}}",
+                       kPhaseNames[0], r.phase_ms[0], r.phase_ms[1] + r.phase_ms[2], kPhaseNames[1], r.phase_ms[1],
+                       kPhaseNames[2], r.phase_ms[2], kPhaseNames[3], r.phase_ms[3]);
     out << (i + 1 < results.size() ? ",\n" : "\n");
   }
   out << "  ]\n}\n";
@@ -316,8 +323,9 @@ int main(int argc, char** argv) {
     check(cudaSetDevice(0), "cudaSetDevice");
     fmt::print("the distributed sort on {} GPUs; keys/s of one GPU (prims, CUB) and of {} GPUs (prims)\n", ranks,
                ranks);
-    fmt::print("{:<5} {:>6} {:>12} {:>12} {:>20} {:>9} {:>10} {:>10} {:>10}\n", "type", "log2n", "1 GPU Gk/s",
-               "CUB Gk/s", fmt::format("{} GPUs Gk/s", ranks), "speed-up", "part. ms", "exch. ms", "sort ms");
+    fmt::print("{:<5} {:>6} {:>12} {:>12} {:>20} {:>9} {:>10} {:>10} {:>10} {:>10}\n", "type", "log2n", "1 GPU Gk/s",
+               "CUB Gk/s", fmt::format("{} GPUs Gk/s", ranks), "speed-up", "part. ms", "exch. ms", "(count)",
+               "sort ms");
     std::vector<Result> results;
     auto record = [&](std::optional<Result> result) {
       if (!result) return;

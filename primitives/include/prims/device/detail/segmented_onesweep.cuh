@@ -39,14 +39,23 @@ namespace prims::detail {
 
 /// A segment the passes sort: where it lies and its first tile among all listed segments' tiles. It is read at
 /// `begin` of the pass's input (of source buffer `source` in a gather pass) and written from `out_begin` of the
-/// output on (equal to `begin` but in a gather pass).
+/// output on (equal to `begin` but in a gather pass). `head`: the keys between the line edge of the source before
+/// `begin` and `begin` (a gather pass's; 0 otherwise): the segment's first tile is that much shorter, so that
+/// every other tile starts at a 128-byte line edge and a warp's loads cover whole lines (a load across a line
+/// edge costs two requests, which over the links is about 9% of the rate).
 struct OnesweepSegment {
   size_t begin;
   size_t out_begin;
   unsigned size;
   unsigned first_tile;
   unsigned source;
+  unsigned head;
 };
+
+/// The tiles of a segment of `size` keys whose first tile is `head` keys short.
+__host__ __device__ inline unsigned segment_tile_count(unsigned size, unsigned head, unsigned tile_items) {
+  return size == 0 ? 0u : (size + head + tile_items - 1) / tile_items;
+}
 
 /// A tile as the pass kernel reads it, in one record: its segment and the passes that are trivial for the segment
 /// (one digit holds all its keys), so a block has one read between taking a tile id and loading its keys.
@@ -77,17 +86,28 @@ struct SegmentedOnesweepState {
   int num_passes;
   /// The keys the storage was sized for: with `capacity`, the most tiles the list can have at a policy's tile.
   size_t items;
+  /// The most tiles of a segment that are not whole: 1, or 2 where segments' first tiles are short (gather
+  /// passes, OnesweepSegment::head).
+  unsigned partial_tiles;
 };
+
+/// The most tiles `capacity` segments holding `items` keys can have, at `tile_items` keys a tile.
+inline size_t segmented_onesweep_max_tiles(size_t items, unsigned capacity, unsigned partial_tiles,
+                                           size_t tile_items) {
+  return capacity == 0 ? 0 : items / tile_items + static_cast<size_t>(capacity) * partial_tiles;
+}
 
 inline constexpr int kSegmentedOnesweepLayoutThreads = 1024;
 
 /// Block 0: tile numbering (exclusive scan of each segment's tiles) and the tile total. Every block: clears the
 /// counts of the segments actually listed. `out_offsets` and `sources` (a gather pass's) may be null: segments
-/// are then written where they are read, from one buffer.
+/// are then written where they are read, from one buffer. `line_sources` (a gather pass's: the buffers `sources`
+/// index, of `key_bytes` keys) gives each segment its head (OnesweepSegment); null: none.
 template <class Tile, class Offset>
 __global__ void __launch_bounds__(kSegmentedOnesweepLayoutThreads)
     segmented_onesweep_layout_kernel(const Offset* __restrict__ begin_offsets, const Offset* __restrict__ end_offsets,
                                      const Offset* __restrict__ out_offsets, const unsigned* __restrict__ sources,
+                                     const void* const* __restrict__ line_sources, unsigned key_bytes,
                                      SegmentedOnesweepState state) {
   using TileScan = block::Scan<unsigned, kSegmentedOnesweepLayoutThreads>;
   __shared__ typename TileScan::TempStorage scan_storage;
@@ -103,7 +123,7 @@ __global__ void __launch_bounds__(kSegmentedOnesweepLayoutThreads)
   unsigned carry = 0;
   for (unsigned first = 0; first < count; first += kSegmentedOnesweepLayoutThreads) {
     const unsigned i = first + threadIdx.x;
-    OnesweepSegment segment{0, 0, 0, 0, 0};
+    OnesweepSegment segment{0, 0, 0, 0, 0, 0};
     if (i < count) {
       const unsigned id = state.ids[i];
       const Offset begin = begin_offsets[id];
@@ -112,8 +132,12 @@ __global__ void __launch_bounds__(kSegmentedOnesweepLayoutThreads)
       segment.out_begin = out_offsets != nullptr ? static_cast<size_t>(out_offsets[id]) : segment.begin;
       segment.size = static_cast<unsigned>(static_cast<size_t>(end) - static_cast<size_t>(begin));
       segment.source = sources != nullptr ? sources[id] : 0u;
+      if (line_sources != nullptr && 128 % key_bytes == 0) {
+        const uintptr_t at = reinterpret_cast<uintptr_t>(line_sources[segment.source]) + segment.begin * key_bytes;
+        segment.head = static_cast<unsigned>(at % 128 / key_bytes);
+      }
     }
-    const unsigned tiles = (segment.size + Tile::kTileItems - 1) / Tile::kTileItems;
+    const unsigned tiles = segment_tile_count(segment.size, segment.head, Tile::kTileItems);
     unsigned total = 0;
     segment.first_tile = carry + TileScan(scan_storage).exclusive_scan(tiles, Sum{}, 0u, total);
     if (i < count) state.segments[i] = segment;
@@ -316,10 +340,12 @@ __global__ void __launch_bounds__(Policy::block_threads, Policy::min_blocks_per_
     const unsigned s = info.segment;
     const OnesweepSegment segment = info.range;
     const unsigned local_tile = tile - segment.first_tile;
-    const unsigned tile_begin = local_tile * kTileItems;
-    const int valid = segment.size - tile_begin < static_cast<unsigned>(kTileItems)
-                          ? static_cast<int>(segment.size - tile_begin)
-                          : kTileItems;
+    // Tile t > 0 starts `head` keys before t tiles into the segment; tile 0 holds the first kTileItems - head.
+    const unsigned shift = local_tile == 0 ? 0u : segment.head;
+    const unsigned tile_begin = local_tile * kTileItems - shift;
+    const unsigned tile_items = kTileItems - (segment.head - shift);
+    const int valid = segment.size - tile_begin < tile_items ? static_cast<int>(segment.size - tile_begin)
+                                                             : static_cast<int>(tile_items);
     const size_t row = static_cast<size_t>(s) * state.num_passes + args.pass;
     // Gather passes have no trivial passes (their starts kernel notes none) and no copies.
     if (args.copy || (info.trivial_passes >> args.pass & 1u) != 0) {
@@ -336,12 +362,14 @@ __global__ void __launch_bounds__(Policy::block_threads, Policy::min_blocks_per_
     }
     // The segment's view of the pass: positions count from the segment's begin (its out_begin in the output),
     // tiles from its first tile.
+    // onesweep_tile reads tile t at t tiles from the segment's view: shifted back by the head past tile 0.
     const K* keys_in = GATHER ? args.key_sources[segment.source] : args.buffers.keys_in;
     const size_t out_begin = GATHER ? segment.out_begin : segment.begin;
-    PassBuffers<K, V> buffers{keys_in + segment.begin, args.buffers.keys_out + out_begin, nullptr, nullptr};
+    PassBuffers<K, V> buffers{keys_in + (segment.begin - shift), args.buffers.keys_out + out_begin, nullptr,
+                              nullptr};
     if constexpr (kHasValues<V>) {
       const V* values_in = GATHER ? args.value_sources[segment.source] : args.buffers.values_in;
-      buffers.values_in = values_in + segment.begin;
+      buffers.values_in = values_in + (segment.begin - shift);
       buffers.values_out = args.buffers.values_out + out_begin;
     }
     unsigned* lookback = args.lookback + static_cast<size_t>(segment.first_tile) * kDigits;
@@ -365,8 +393,8 @@ cudaError_t launch_segmented_onesweep_pass(const SegmentedOnesweepState& state, 
   if constexpr (GRID == OnesweepGrid::Tiles) {
     // Each segment ends in at most one partial tile: sized with this policy's tile, no block is surplus to a list
     // that holds every key.
-    const size_t max_tiles =
-        state.capacity == 0 ? 0 : state.items / OnesweepTile<Policy, K, V>::kTileItems + state.capacity;
+    const size_t max_tiles = segmented_onesweep_max_tiles(state.items, state.capacity, state.partial_tiles,
+                                                          OnesweepTile<Policy, K, V>::kTileItems);
     return launch(segmented_onesweep_pass_kernel<Policy, K, V, GRID, GATHER>, static_cast<unsigned>(max_tiles),
                   Policy::block_threads, 0, stream, state, pass);
   } else {
@@ -382,9 +410,10 @@ struct SegmentedOnesweepStorage {
   using Tile = OnesweepTile<Policy, K, V>;
   static constexpr int kParts = 6;
 
-  static void sizes(size_t n, unsigned capacity, int num_passes, size_t (&bytes)[kParts]) {
+  /// partial_tiles: SegmentedOnesweepState's (2 for a gather pass's state).
+  static void sizes(size_t n, unsigned capacity, int num_passes, size_t (&bytes)[kParts], unsigned partial_tiles = 1) {
     const size_t rows = static_cast<size_t>(capacity) * num_passes;
-    const size_t max_tiles = capacity == 0 ? 0 : n / Tile::kTileItems + capacity;
+    const size_t max_tiles = segmented_onesweep_max_tiles(n, capacity, partial_tiles, Tile::kTileItems);
     bytes[0] = capacity * sizeof(OnesweepSegment);
     bytes[1] = max_tiles * sizeof(OnesweepTileInfo);
     bytes[2] = rows * Tile::kDigits * sizeof(unsigned);
@@ -394,8 +423,8 @@ struct SegmentedOnesweepStorage {
   }
 
   static SegmentedOnesweepState state(void* const (&parts)[kParts], size_t n, unsigned capacity, int num_passes,
-                                      const unsigned* ids, const unsigned* count) {
-    const size_t max_tiles = capacity == 0 ? 0 : n / Tile::kTileItems + capacity;
+                                      const unsigned* ids, const unsigned* count, unsigned partial_tiles = 1) {
+    const size_t max_tiles = segmented_onesweep_max_tiles(n, capacity, partial_tiles, Tile::kTileItems);
     unsigned* lookback = static_cast<unsigned*>(parts[5]);
     return {ids,
             count,
@@ -407,7 +436,8 @@ struct SegmentedOnesweepStorage {
             static_cast<unsigned*>(parts[4]),
             {lookback, lookback + max_tiles * Tile::kDigits},
             num_passes,
-            n};
+            n,
+            partial_tiles};
   }
 };
 
@@ -436,7 +466,8 @@ cudaError_t segmented_onesweep_sort(SegmentedOnesweepState state, PassBuffers<K,
   PRIMS_TRY(multiprocessor_count(multiprocessors));
   PRIMS_TRY(launch(segmented_onesweep_layout_kernel<Tile, Offset>, static_cast<unsigned>(multiprocessors),
                    kSegmentedOnesweepLayoutThreads, 0, stream, begin_offsets, end_offsets,
-                   static_cast<const Offset*>(nullptr), static_cast<const unsigned*>(nullptr), state));
+                   static_cast<const Offset*>(nullptr), static_cast<const unsigned*>(nullptr),
+                   static_cast<const void* const*>(nullptr), 0u, state));
   constexpr bool kCounts = std::is_same_v<FillCounts, CountDigits>;
   PRIMS_TRY(launch_persistent(segmented_onesweep_histogram_kernel<Policy, Tile, Shape, K>,
                               static_cast<size_t>(multiprocessors) * Shape::blocks_per_sm, Shape::threads,
@@ -487,7 +518,8 @@ cudaError_t segmented_onesweep_sort(SegmentedOnesweepState state, PassBuffers<K,
 /// come from elsewhere: the keys are read once, by the pass. Segments of at most kOnesweepPortionMaxItems keys.
 /// The tiles of listed segments [0, interleaved) and of the others are taken in proportion (0: in order): list
 /// the pieces read nearby first, and the far reads are spread over the whole pass. A block a tile: the pieces hold
-/// the n keys the storage was sized for.
+/// the n keys the storage was sized for. Each piece's tiles start at line edges of its source past its first
+/// (OnesweepSegment::head): the state's partial_tiles must be 2.
 template <class K, class V, class Offset, class Policy = OnesweepPolicy<K, V>>
 cudaError_t segmented_onesweep_gather_pass(SegmentedOnesweepState state, const K* const* key_sources,
                                            const V* const* value_sources, K* keys_out, V* values_out,
@@ -497,12 +529,12 @@ cudaError_t segmented_onesweep_gather_pass(SegmentedOnesweepState state, const K
   using Tile = OnesweepTile<Policy, K, V>;
   using Shape = SegmentedOnesweepHistogramShape<K>;
   if (state.capacity == 0) return cudaSuccess;
-  if (state.num_passes != 1) return cudaErrorInvalidValue;
+  if (state.num_passes != 1 || state.partial_tiles != 2) return cudaErrorInvalidValue;
   int multiprocessors = 0;
   PRIMS_TRY(multiprocessor_count(multiprocessors));
   PRIMS_TRY(launch(segmented_onesweep_layout_kernel<Tile, Offset>, static_cast<unsigned>(multiprocessors),
                    kSegmentedOnesweepLayoutThreads, 0, stream, begin_offsets, end_offsets, out_offsets, sources,
-                   state));
+                   reinterpret_cast<const void* const*>(key_sources), static_cast<unsigned>(sizeof(K)), state));
   // The tiles' records and look-back rows only.
   PRIMS_TRY(launch_persistent(segmented_onesweep_histogram_kernel<Policy, Tile, Shape, K>,
                               static_cast<size_t>(multiprocessors) * Shape::blocks_per_sm, Shape::threads, 0, stream,

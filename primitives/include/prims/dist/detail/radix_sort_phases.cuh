@@ -204,10 +204,12 @@ class DistributedRadixSort {
 
  public:
   /// CUDA events a bench passes to time the phases after the partition: exchange_begin and exchange_end around
-  /// the exchange (the counting, the all-gather and the gathering pass; NCCL's transfer where it takes it), then
-  /// sort_end after the last sort.
+  /// the exchange (the counting, the counts' sends and the gathering pass; NCCL's transfer where it takes it),
+  /// gather_begin between the counting (with the copies ahead beside it, and NCCL's transfer) and the gathering
+  /// pass, then sort_end after the last sort.
   struct PhaseEvents {
     cudaEvent_t exchange_begin;
+    cudaEvent_t gather_begin;
     cudaEvent_t exchange_end;
     cudaEvent_t sort_end;
   };
@@ -369,6 +371,7 @@ class DistributedRadixSort {
   ncclResult_t exchange_and_sort(const PhaseEvents* events = nullptr) {
     if (events != nullptr) PRIMS_NCCL_TRY_CUDA(cudaEventRecord(events->exchange_begin, stream_));
     if (ranks_ == 1) {
+      if (events != nullptr) PRIMS_NCCL_TRY_CUDA(cudaEventRecord(events->gather_begin, stream_));
       if (events != nullptr) PRIMS_NCCL_TRY_CUDA(cudaEventRecord(events->exchange_end, stream_));
       PRIMS_NCCL_TRY_CUDA(prims::detail::radix_sort<device::RadixSortAlgorithm::Onesweep>(
           scratch_, scratch_bytes_, io_, n_, order_, 0, kKeyBits, nullptr, stream_));
@@ -400,6 +403,7 @@ class DistributedRadixSort {
     // The copies ahead end before the pass reads what they wrote and before this rank's last collective (after
     // which its peers may reuse the buffers the copies read), even where a step failed.
     if (ahead.queued) local(cudaStreamWaitEvent(stream_, ahead.done, 0));
+    if (events != nullptr && result == ncclSuccess) local(cudaEventRecord(events->gather_begin, stream_));
     if (result == ncclSuccess) {
       if (gathers_) {
         local(gather_pieces(gather));
@@ -626,13 +630,13 @@ class DistributedRadixSort {
     constexpr int kParts = GatherStorage::kParts;
     const unsigned pieces = static_cast<unsigned>(ranks) * kDigitBuckets;
     // State k's parts are sizes[k * kParts, (k + 1) * kParts); its last part holds the look-back words.
-    auto state_sizes = [&](int k, unsigned capacity, int passes) {
+    auto state_sizes = [&](int k, unsigned capacity, int passes, unsigned partial_tiles = 1) {
       size_t state[kParts];
-      GatherStorage::sizes(n, capacity, passes, state);
+      GatherStorage::sizes(n, capacity, passes, state, partial_tiles);
       std::copy(state, state + kParts, sizes + k * kParts);
     };
     state_sizes(0, pieces, kSortedDigits);
-    state_sizes(1, pieces, 1);
+    state_sizes(1, pieces, 1, 2);  // the gathering pass's pieces start their tiles at line edges
     state_sizes(2, kSortedDigits > 1 ? kDigitBuckets : 0, kSortedDigits - 1);
     sizes[kParts - 1] = 0;
     sizes[2 * kParts - 1] /= 2;
@@ -656,15 +660,16 @@ class DistributedRadixSort {
     constexpr int kParts = GatherStorage::kParts;
     const unsigned pieces = static_cast<unsigned>(max_pieces());
     const unsigned* ids = word_table(kPieceIds);
-    auto state = [&](int k, unsigned capacity, int passes, const unsigned* listed, const unsigned* count) {
+    auto state = [&](int k, unsigned capacity, int passes, const unsigned* listed, const unsigned* count,
+                     unsigned partial_tiles = 1) {
       void* state_parts[kParts];
       std::copy(parts + k * kParts, parts + (k + 1) * kParts, state_parts);
-      return GatherStorage::state(state_parts, n_, capacity, passes, listed, count);
+      return GatherStorage::state(state_parts, n_, capacity, passes, listed, count, partial_tiles);
     };
     gather.counting = state(0, pieces, kSortedDigits, ids, held_count());
     gather.counting.lookback[0] = nullptr;
     gather.counting.lookback[1] = nullptr;
-    gather.gathering = state(1, pieces, 1, word_table(kGatherOrder), arriving_count());
+    gather.gathering = state(1, pieces, 1, word_table(kGatherOrder), arriving_count(), 2);
     gather.gathering.lookback[1] = nullptr;
     gather.buckets = state(2, kSortedDigits > 1 ? kDigitBuckets : 0, kSortedDigits - 1, ids, bucket_count());
     gather.own_counts = gather.counting.counts;
@@ -686,7 +691,7 @@ class DistributedRadixSort {
                                     static_cast<const uint64_t*>(offset_table(kHeldBegins)),
                                     static_cast<const uint64_t*>(offset_table(kHeldEnds)),
                                     static_cast<const uint64_t*>(nullptr), static_cast<const unsigned*>(nullptr),
-                                    gather.counting));
+                                    static_cast<const void* const*>(nullptr), 0u, gather.counting));
     return prims::detail::launch_persistent(
         prims::detail::segmented_onesweep_histogram_kernel<Policy, Tile, Shape, K>,
         static_cast<size_t>(multiprocessors) * Shape::blocks_per_sm, Shape::threads,
