@@ -187,8 +187,9 @@ class DistributedRadixSort {
   /// Where the ranks read each other's buffers, a rank copies 1/kStagedShare of its shard's count from its peers
   /// ahead of the gathering pass, while it counts its own pieces, which the pass then reads nearby: about what the
   /// links carry in that time (8-byte keys count longer, their seven digits against three). Measured on two H200s
-  /// (docs/design-notes.md): 1/6 for 4-byte keys (1/4 to 1/16 tried), 1/5 for 8-byte keys (1/4 alike).
-  static constexpr size_t kStagedShare = sizeof(K) > 4 ? 5 : 6;
+  /// (docs/design-notes.md): 1/8 for 4-byte keys since the gathering pass's tiles start at line edges (1/6 before;
+  /// bench/results/2026-11-26-H200x2-bench_dist_sort-staged-shares-old-new.txt), 1/5 for 8-byte keys.
+  static constexpr size_t kStagedShare = sizeof(K) > 4 ? 5 : 8;
   /// The counting's threads a block (one block an SM): fewer than the segmented sort's 1024, whose registers fill
   /// an SM, so that a block of the copies ahead (kPieceCopyThreads) fits beside it. 8-byte keys take more
   /// registers a thread.
