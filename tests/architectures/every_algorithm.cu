@@ -49,6 +49,8 @@ cudaError_t every_algorithm(void* temp, size_t& bytes, K* keys, V* values, size_
   note(prims::device::histogram_even(temp, bytes, keys, values, 256, K{0}, K{255}, n, s));
   note(prims::device::segmented_reduce(temp, bytes, keys, keys, 1, begins, ends, prims::Sum{}, K{0}, s));
   note(prims::device::histogram_range(temp, bytes, keys, values, 256, static_cast<const K*>(keys), n, s));
+  note(prims::device::top_k_keys(temp, bytes, keys, keys, n, 100, Order::Descending, s));
+  note(prims::device::top_k_pairs(temp, bytes, keys, keys, values, values, n, 100, Order::Ascending, s));
   return e;
 }
 

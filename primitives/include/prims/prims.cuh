@@ -23,3 +23,4 @@
 #include "prims/device/segmented_reduce.cuh"
 #include "prims/device/run_length.cuh"
 #include "prims/device/select.cuh"
+#include "prims/device/top_k.cuh"
