@@ -340,10 +340,12 @@ __global__ void __launch_bounds__(Policy::block_threads, Policy::min_blocks_per_
     const unsigned s = info.segment;
     const OnesweepSegment segment = info.range;
     const unsigned local_tile = tile - segment.first_tile;
-    // Tile t > 0 starts `head` keys before t tiles into the segment; tile 0 holds the first kTileItems - head.
-    const unsigned shift = local_tile == 0 ? 0u : segment.head;
+    // A gather pass's tile t > 0 starts `head` keys before t tiles into the segment; tile 0 holds the first
+    // kTileItems - head (other passes: no head, and no instructions for it).
+    const unsigned head = GATHER ? segment.head : 0u;
+    const unsigned shift = GATHER && local_tile != 0 ? head : 0u;
     const unsigned tile_begin = local_tile * kTileItems - shift;
-    const unsigned tile_items = kTileItems - (segment.head - shift);
+    const unsigned tile_items = GATHER ? kTileItems - (head - shift) : static_cast<unsigned>(kTileItems);
     const int valid = segment.size - tile_begin < tile_items ? static_cast<int>(segment.size - tile_begin)
                                                              : static_cast<int>(tile_items);
     const size_t row = static_cast<size_t>(s) * state.num_passes + args.pass;
