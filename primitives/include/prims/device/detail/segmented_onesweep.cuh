@@ -393,8 +393,8 @@ template <class Policy, class K, class V, OnesweepGrid GRID, bool GATHER = false
 cudaError_t launch_segmented_onesweep_pass(const SegmentedOnesweepState& state, const SegmentedOnesweepPass<K, V>& pass,
                                            cudaStream_t stream) {
   if constexpr (GRID == OnesweepGrid::Tiles) {
-    // Each segment ends in at most one partial tile: sized with this policy's tile, no block is surplus to a list
-    // that holds every key.
+    // Each segment has at most one partial tile (two where its first is short: a gather pass's): sized with this
+    // policy's tile, no block is surplus to a list that holds every key.
     const size_t max_tiles = segmented_onesweep_max_tiles(state.items, state.capacity, state.partial_tiles,
                                                           OnesweepTile<Policy, K, V>::kTileItems);
     return launch(segmented_onesweep_pass_kernel<Policy, K, V, GRID, GATHER>, static_cast<unsigned>(max_tiles),
