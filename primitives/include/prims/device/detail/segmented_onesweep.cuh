@@ -169,18 +169,17 @@ __device__ inline unsigned segment_of_tile(const OnesweepSegment* segments, unsi
   return low;
 }
 
+/// The histogram kernel's work for block `block` of `blocks` (a kernel whose other blocks do something else calls
+/// it too): `counters` is the block's shared counters, num_passes * digits * copies words.
 /// With keys == nullptr (a gather pass, whose counts come from elsewhere) only the records and the look-back
 /// rows, and every float key is taken for special. Without look-back words (a sort that only counts), no rows.
 template <class Policy, class Tile, class Shape, class K>
-__global__ void __launch_bounds__(Shape::threads)
-    segmented_onesweep_histogram_kernel(const K* __restrict__ keys, Order order, int begin_bit, int end_bit,
-                                        SegmentedOnesweepState state) {
+__device__ void segmented_onesweep_histogram_block(const K* __restrict__ keys, Order order, int begin_bit,
+                                                   int end_bit, const SegmentedOnesweepState& state,
+                                                   unsigned* counters, unsigned block, unsigned blocks) {
   constexpr int kThreads = Shape::threads;
   constexpr int kCopies = Shape::copies;
   constexpr int kDigits = Tile::kDigits;
-  extern __shared__ unsigned counters[];  // as onesweep_histogram_kernel's
-  wait_for_prior_grids();
-  allow_dependent_grids();
   const int num_passes = state.num_passes;
   const int counter_words = num_passes * kDigits * kCopies;
   if (keys != nullptr) {
@@ -189,8 +188,8 @@ __global__ void __launch_bounds__(Shape::threads)
   const unsigned count = *state.count < state.capacity ? *state.count : state.capacity;
   const unsigned num_tiles = state.words[0];
   // This block's run of consecutive tiles.
-  const unsigned per_block = (num_tiles + gridDim.x - 1) / gridDim.x;
-  const unsigned first = blockIdx.x * per_block;
+  const unsigned per_block = (num_tiles + blocks - 1) / blocks;
+  const unsigned first = block * per_block;
   const unsigned last = first + per_block < num_tiles ? first + per_block : num_tiles;
   __syncthreads();
   if (first >= last) return;
@@ -218,7 +217,7 @@ __global__ void __launch_bounds__(Shape::threads)
     }
   }
   if (keys == nullptr) {
-    if (RadixKey<K>::kHasSpecialKeys && blockIdx.x == 0 && threadIdx.x == 0) state.words[1] = 1;
+    if (RadixKey<K>::kHasSpecialKeys && block == 0 && threadIdx.x == 0) state.words[1] = 1;
     return;
   }
   // The keys of this block's tiles: one contiguous range a segment, read as onesweep_histogram_kernel reads the
@@ -244,6 +243,19 @@ __global__ void __launch_bounds__(Shape::threads)
   }
   flush(s);
   if (__syncthreads_or(special) && threadIdx.x == 0) state.words[1] = 1;
+}
+
+/// Counts, records and look-back rows of the listed segments' tiles (segmented_onesweep_histogram_block), a
+/// persistent grid.
+template <class Policy, class Tile, class Shape, class K>
+__global__ void __launch_bounds__(Shape::threads)
+    segmented_onesweep_histogram_kernel(const K* __restrict__ keys, Order order, int begin_bit, int end_bit,
+                                        SegmentedOnesweepState state) {
+  extern __shared__ unsigned counters[];  // as onesweep_histogram_kernel's
+  wait_for_prior_grids();
+  allow_dependent_grids();
+  segmented_onesweep_histogram_block<Policy, Tile, Shape, K>(keys, order, begin_bit, end_bit, state, counters,
+                                                             blockIdx.x, gridDim.x);
 }
 
 /// Block s (and s + gridDim.x, ...): segment s's digit starts in every pass, and which passes are trivial for it,

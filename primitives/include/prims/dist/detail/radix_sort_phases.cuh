@@ -13,11 +13,11 @@
 //                       it lies and scattered on the lowest digit into its bucket, after the bucket's pieces from
 //                       lower ranks, as if the bucket had been sorted whole. Where all ranks share this process and
 //                       their GPUs reach each other (peer_buffers.cuh), the pass reads the peers' partitioned
-//                       buffers over the links (NVLink), except a prefix of each peer's range that a copy kernel
-//                       beside the counting brings over (copy_ahead), which it reads nearby: the links work during
-//                       the counting too. Otherwise (ranks in several processes, or
-//                       PRIMS_DIST_EXCHANGE=nccl) one grouped ncclSend/ncclRecv, a range a peer, stages what arrives
-//                       first. The remaining digits are sorted by segmented Onesweep passes, one segment a bucket.
+//                       buffers over the links (NVLink), except a prefix of each peer's range that some SMs of
+//                       the counting's launch bring over (count_and_copy_kernel), which it reads nearby: the links
+//                       work during the counting too. Otherwise (ranks in several processes, or
+//                       PRIMS_DIST_EXCHANGE=nccl) one grouped ncclSend/ncclRecv, a range a peer, stages what
+//                       arrives first. The remaining digits are sorted by segmented Onesweep passes, one segment a bucket.
 //                       Every bucket is stable (sender rank, then source index), and so is every pass: ties keep
 //                       (rank, index) order.
 // With one rank only the local sort runs (keys_in to keys_out). Keys of one digit (8 bits) need no digit pass:
@@ -80,16 +80,17 @@ template <class T>
 inline constexpr uint64_t kPieceCopyLineItems = 128 % sizeof(T) == 0 ? 128 / sizeof(T) : 1;
 
 /// Copies pieces [0, num_pieces) from `sources[piece.rank]` (this rank's partitioned buffer, a peer's over the
-/// links, or where NCCL staged it) to `to`: every block takes its share of every piece, kPieceCopyItems a thread,
-/// so one launch moves all pieces (about one a bucket and rank) at the device's copy bandwidth, or the links'.
-/// Positions count from the source's line edge before the piece (`head` items early), so warps load whole lines.
-template <class T>
-__global__ void __launch_bounds__(kPieceCopyThreads)
-    copy_pieces_kernel(const T* const* __restrict__ sources, T* __restrict__ to,
-                       const PieceCopy* __restrict__ pieces, unsigned num_pieces) {
-  constexpr int kItems = kPieceCopyItems<T>;
-  constexpr uint64_t kBlockItems = uint64_t{kPieceCopyThreads} * kItems;
-  const uint64_t stride = static_cast<uint64_t>(gridDim.x) * kBlockItems;
+/// links, or where NCCL staged it) to `to`: block `block` of `blocks` (of THREADS threads) takes its share of every
+/// piece, ITEMS a thread, so one launch moves all pieces (about one a bucket and rank) at the device's copy
+/// bandwidth, or the links'. Positions count from the source's line edge before the piece (`head` items early), so
+/// warps load whole lines.
+template <class T, int THREADS, int ITEMS>
+__device__ void copy_pieces_block(const T* const* __restrict__ sources, T* __restrict__ to,
+                                  const PieceCopy* __restrict__ pieces, unsigned num_pieces, unsigned block,
+                                  unsigned blocks) {
+  constexpr int kItems = ITEMS;
+  constexpr uint64_t kBlockItems = uint64_t{THREADS} * kItems;
+  const uint64_t stride = static_cast<uint64_t>(blocks) * kBlockItems;
   for (unsigned p = 0; p < num_pieces; ++p) {
     const PieceCopy piece = pieces[p];
     const T* source = sources[piece.rank] + piece.from;
@@ -97,20 +98,70 @@ __global__ void __launch_bounds__(kPieceCopyThreads)
     const uint64_t head = (reinterpret_cast<uintptr_t>(source) / sizeof(T)) % kPieceCopyLineItems<T>;
     const uint64_t end = head + piece.count;
     // Position v is item v - head of the piece.
-    for (uint64_t base = static_cast<uint64_t>(blockIdx.x) * kBlockItems + threadIdx.x; base < end;
-         base += stride) {
+    for (uint64_t base = static_cast<uint64_t>(block) * kBlockItems + threadIdx.x; base < end; base += stride) {
       T items[kItems];
 #pragma unroll
       for (int j = 0; j < kItems; ++j) {
-        const uint64_t v = base + static_cast<uint64_t>(j) * kPieceCopyThreads;
+        const uint64_t v = base + static_cast<uint64_t>(j) * THREADS;
         if (v >= head && v < end) items[j] = source[v - head];
       }
 #pragma unroll
       for (int j = 0; j < kItems; ++j) {
-        const uint64_t v = base + static_cast<uint64_t>(j) * kPieceCopyThreads;
+        const uint64_t v = base + static_cast<uint64_t>(j) * THREADS;
         if (v >= head && v < end) destination[v - head] = items[j];
       }
     }
+  }
+}
+
+/// copy_pieces_block over the whole grid.
+template <class T>
+__global__ void __launch_bounds__(kPieceCopyThreads)
+    copy_pieces_kernel(const T* const* __restrict__ sources, T* __restrict__ to,
+                       const PieceCopy* __restrict__ pieces, unsigned num_pieces) {
+  copy_pieces_block<T, kPieceCopyThreads, kPieceCopyItems<T>>(sources, to, pieces, num_pieces, blockIdx.x,
+                                                              gridDim.x);
+}
+
+/// The copies ahead: pieces (as copy_pieces_block takes them) of keys and, where there are values, of values.
+template <class K, class V>
+struct AheadCopies {
+  const K* const* key_sources;
+  K* keys;
+  const V* const* value_sources;
+  V* values;
+  const PieceCopy* pieces;
+  unsigned num_pieces;
+};
+
+/// The exchange's counting (segmented_onesweep_histogram_block over the pieces this rank holds) on blocks
+/// [0, counting_blocks), and the copies ahead on the others: one block an SM, each filling its SM. A copy's far
+/// loads wait long on the links and hold their SM's memory requests meanwhile: with a copy block beside a counting
+/// block on every SM, the counting took 1.6 times as long as alone (4.3 against 2.6 ms, 2^31 u32 keys on an
+/// H200), so the copies get SMs of their own. Their threads keep half of kPieceCopyItems' bytes in flight (the
+/// counting's 64 registers a thread hold no more), and there are four times as many of them an SM.
+template <class Policy, class Tile, class Shape, class K, class V>
+__global__ void __launch_bounds__(Shape::threads, 1)
+    count_and_copy_kernel(const K* __restrict__ keys, Order order, int end_bit,
+                          prims::detail::SegmentedOnesweepState state, unsigned counting_blocks,
+                          AheadCopies<K, V> copies) {
+  extern __shared__ unsigned counters[];
+  prims::detail::wait_for_prior_grids();
+  prims::detail::allow_dependent_grids();
+  if (blockIdx.x < counting_blocks) {
+    prims::detail::segmented_onesweep_histogram_block<Policy, Tile, Shape, K>(keys, order, 0, end_bit, state,
+                                                                            counters, blockIdx.x, counting_blocks);
+    return;
+  }
+  const unsigned block = blockIdx.x - counting_blocks;
+  const unsigned blocks = gridDim.x - counting_blocks;
+  constexpr int kKeyItems = std::max(1, kPieceCopyItems<K> / 2);
+  copy_pieces_block<K, Shape::threads, kKeyItems>(copies.key_sources, copies.keys, copies.pieces, copies.num_pieces,
+                                                  block, blocks);
+  if constexpr (prims::detail::kHasValues<V>) {
+    constexpr int kValueItems = std::max(1, kPieceCopyItems<V> / 2);
+    copy_pieces_block<V, Shape::threads, kValueItems>(copies.value_sources, copies.values, copies.pieces,
+                                                      copies.num_pieces, block, blocks);
   }
 }
 
@@ -188,12 +239,12 @@ class DistributedRadixSort {
   /// ahead of the gathering pass, while it counts its own pieces, which the pass then reads nearby: about what the
   /// links carry in that time (8-byte keys count longer, their seven digits against three). Measured on two H200s
   /// (docs/design-notes.md): 1/8 for 4-byte keys since the gathering pass's tiles start at line edges (1/6 before;
-  /// bench/results/2026-11-26-H200x2-bench_dist_sort-staged-shares-old-new.txt), 1/5 for 8-byte keys.
+  /// bench/results/2026-11-26-H200x2-bench_dist_sort-staged-shares-old-new.txt), again with the copies on SMs of
+  /// their own (1/6 and 1/5 slower: ...-count-and-copy-old-new.txt), 1/5 for 8-byte keys.
   static constexpr size_t kStagedShare = sizeof(K) > 4 ? 5 : 8;
-  /// The counting's threads a block (one block an SM): fewer than the segmented sort's 1024, whose registers fill
-  /// an SM, so that a block of the copies ahead (kPieceCopyThreads) fits beside it. 8-byte keys take more
-  /// registers a thread.
-  static constexpr int kCountingThreads = sizeof(K) <= 4 ? 768 : 640;
+  /// The SMs that copy ahead while the others count (count_and_copy_kernel): 1/kCopyingShare of them (1/3, 1/6 and
+  /// 1/8 were slower on two H200s: bench/results/2026-11-26-H200x2-bench_dist_sort-count-and-copy-old-new.txt).
+  static constexpr int kCopyingShare = 4;
   static constexpr int kParts = 17;
   /// The segmented Onesweep storage of the counting and of the gathering pass (sized for Onesweep's default
   /// tiles, which holds the fewer large ones).
@@ -389,21 +440,15 @@ class DistributedRadixSort {
       if (result == ncclSuccess) result = error;
     };
     GatherState gather{};
-    // The copies ahead run beside the counting, on a side stream that starts here: every peer's partitioned
-    // buffer is final (partition() ended with a collective after every rank's last partition).
-    SideCopies ahead;
-    if (!staged_prefixes_.empty()) local(ahead.open(stream_));
     if (gathers_) {
-      // Every piece's counts, before NCCL's transfer (which then travels alone).
+      // Every piece's counts, before NCCL's transfer (which then travels alone), and the copies ahead in the same
+      // launch (every peer's partitioned buffer is final: partition() ended with a collective after every rank's
+      // last partition).
       local(gather_storage(gather));
-      if (result == ncclSuccess) local(count_pieces(gather));
-      if (result == ncclSuccess && ahead.stream != nullptr) local(copy_ahead(ahead));
+      if (result == ncclSuccess) local(count_pieces_and_copy_ahead(gather));
       collective(gather_counts(gather));
     }
     if (!direct_) collective(transfer());
-    // The copies ahead end before the pass reads what they wrote and before this rank's last collective (after
-    // which its peers may reuse the buffers the copies read), even where a step failed.
-    if (ahead.queued) local(cudaStreamWaitEvent(stream_, ahead.done, 0));
     if (events != nullptr && result == ncclSuccess) local(cudaEventRecord(events->gather_begin, stream_));
     if (result == ncclSuccess) {
       if (gathers_) {
@@ -679,11 +724,15 @@ class DistributedRadixSort {
   }
 
   /// Counts every sorted digit of every piece this rank holds (one read of its partitioned keys): the counts
-  /// each receiver needs to place the pieces it gathers.
-  cudaError_t count_pieces(const GatherState& gather) const {
+  /// each receiver needs to place the pieces it gathers. The copies ahead (staged_prefixes_, as piece_copies_:
+  /// each peer's prefix from its partitioned buffer, over the links, to the staging area) run in the same launch,
+  /// on SMs of their own (count_and_copy_kernel): the links work while this GPU's memory is read. Not the copy
+  /// engines: a copy-engine copy from a peer could wait on that peer's work, while the peer waited in a collective
+  /// for this rank (a hang seen on four GPUs).
+  cudaError_t count_pieces_and_copy_ahead(const GatherState& gather) const {
     using Policy = prims::detail::OnesweepPolicy<K, V>;
     using Tile = prims::detail::OnesweepTile<Policy, K, V>;
-    using Shape = prims::detail::SegmentedOnesweepHistogramShape<K, kCountingThreads>;
+    using Shape = prims::detail::SegmentedOnesweepHistogramShape<K>;
     int multiprocessors = 0;
     PRIMS_TRY(prims::detail::multiprocessor_count(multiprocessors));
     PRIMS_TRY(prims::detail::launch(prims::detail::segmented_onesweep_layout_kernel<Tile, uint64_t>,
@@ -693,11 +742,15 @@ class DistributedRadixSort {
                                     static_cast<const uint64_t*>(offset_table(kHeldEnds)),
                                     static_cast<const uint64_t*>(nullptr), static_cast<const unsigned*>(nullptr),
                                     static_cast<const void* const*>(nullptr), 0u, gather.counting));
-    return prims::detail::launch_persistent(
-        prims::detail::segmented_onesweep_histogram_kernel<Policy, Tile, Shape, K>,
-        static_cast<size_t>(multiprocessors) * Shape::blocks_per_sm, Shape::threads,
-        static_cast<size_t>(kSortedDigits) * Tile::kDigits * Shape::copies * sizeof(unsigned), stream_,
-        static_cast<const K*>(partitioned_keys_), order_, 0, kSortedBits, gather.counting);
+    static_assert(Shape::blocks_per_sm == 1, "a block an SM: the copying blocks take SMs of their own");
+    const auto blocks = static_cast<unsigned>(multiprocessors);
+    const unsigned copying_blocks = copies_ > 0 ? std::max(1u, blocks / kCopyingShare) : 0u;
+    const AheadCopies<K, V> copies{key_sources_,   staging_keys(), value_sources_, staging_values(),
+                                   piece_copies_, static_cast<unsigned>(copies_)};
+    return prims::detail::launch(count_and_copy_kernel<Policy, Tile, Shape, K, V>, blocks, Shape::threads,
+                                 static_cast<size_t>(kSortedDigits) * Tile::kDigits * Shape::copies * sizeof(unsigned),
+                                 stream_, static_cast<const K*>(partitioned_keys_), order_, kSortedBits,
+                                 gather.counting, blocks - copying_blocks, copies);
   }
 
   /// Every rank's counts of the pieces it holds for this rank, and this rank's to every rank: one grouped send and
@@ -774,49 +827,6 @@ class DistributedRadixSort {
           static_cast<const uint64_t*>(segment_ends_), order_, kDigitBits, kSortedBits, partitioned_keys_,
           partitioned_values_, stream_, fill_counts);
     });
-  }
-
-  /// A side stream that starts where the stream stands when it is opened, and the event that marks the end of
-  /// the copies queued on it; released when it goes (work still queued on them completes first).
-  struct SideCopies {
-    cudaStream_t stream = nullptr;
-    cudaEvent_t start = nullptr;
-    cudaEvent_t done = nullptr;
-    /// Whether `done` was recorded after the copies (wait for it then, even where a step failed).
-    bool queued = false;
-    SideCopies() = default;
-    SideCopies(const SideCopies&) = delete;
-    SideCopies& operator=(const SideCopies&) = delete;
-    ~SideCopies() {
-      if (done != nullptr) cudaEventDestroy(done);
-      if (start != nullptr) cudaEventDestroy(start);
-      if (stream != nullptr) cudaStreamDestroy(stream);
-    }
-    cudaError_t open(cudaStream_t main) {
-      PRIMS_TRY(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-      PRIMS_TRY(cudaEventCreateWithFlags(&start, cudaEventDisableTiming));
-      PRIMS_TRY(cudaEventCreateWithFlags(&done, cudaEventDisableTiming));
-      PRIMS_TRY(cudaEventRecord(start, main));
-      return cudaStreamWaitEvent(stream, start, 0);
-    }
-  };
-
-  /// The copies ahead (staged_prefixes_, as piece_copies_): each peer's prefix from its partitioned buffer (over
-  /// the links) to the staging area, by a copy kernel of one block an SM on the side stream, beside the counting.
-  /// The counting's shape (kCountingThreads) leaves each SM the registers and threads of one copy block, so the
-  /// two run side by side whichever starts first: the counting reads this GPU's memory, the copy the links.
-  /// Not the copy engines: a copy-engine copy from a peer could wait on that peer's work, while the peer waited in
-  /// a collective for this rank (a hang seen on four GPUs).
-  cudaError_t copy_ahead(SideCopies& side) const {
-    const cudaError_t keys = copy_pieces(key_sources_, staging_keys(), 1, side.stream);
-    cudaError_t values = cudaSuccess;
-    if constexpr (kHasValues) {
-      if (keys == cudaSuccess) values = copy_pieces(value_sources_, staging_values(), 1, side.stream);
-    }
-    // Whatever was launched is waited for before the buffers it reads or writes are used or given back.
-    PRIMS_TRY(cudaEventRecord(side.done, side.stream));
-    side.queued = true;
-    return keys != cudaSuccess ? keys : values;
   }
 
   /// Through NCCL: one grouped call of a send and a receive a peer (one range each: a rank's pieces for a peer
