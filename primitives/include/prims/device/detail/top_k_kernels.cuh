@@ -322,19 +322,23 @@ cudaError_t top_k_select(void* temp, size_t& temp_bytes, PassBuffers<K, V> io, s
   PRIMS_TRY(radix_sort<device::RadixSortAlgorithm::Auto>(nullptr, sort_bytes, none, k, order, 0, RadixKey<K>::kBits,
                                                          nullptr, stream));
   const size_t value_bytes = kValues ? sizeof(std::conditional_t<kValues, V, char>) : 0;
-  const size_t sizes[] = {sizeof(TopKState<K>),        Status::bytes(num_tiles), sizeof(unsigned),
-                          k * sizeof(K),               k * value_bytes,          capacity * sizeof(K),
-                          capacity * value_bytes,      sort_bytes};
-  void* parts[8];
+  // The first split and the last each have their look-back words and tile counter, both cleared once before the
+  // rounds: at most one of the first split's attempts runs (the others return at once, touching neither).
+  const size_t sizes[] = {sizeof(TopKState<K>),   Status::bytes(num_tiles), Status::bytes(num_tiles),
+                          2 * sizeof(unsigned),   k * sizeof(K),            k * value_bytes,
+                          capacity * sizeof(K),   capacity * value_bytes,   sort_bytes};
+  void* parts[9];
   PRIMS_TRY(carve_temp(temp, temp_bytes, sizes, parts));
   if (temp == nullptr || k == 0) return cudaSuccess;
   auto* state = static_cast<TopKState<K>*>(parts[0]);
-  const Status status(parts[1], num_tiles);
-  auto* tile_counter = static_cast<unsigned*>(parts[2]);
-  K* winner_keys = static_cast<K*>(parts[3]);
-  V* winner_values = static_cast<V*>(parts[4]);
-  K* candidate_keys = static_cast<K*>(parts[5]);
-  V* candidate_values = static_cast<V*>(parts[6]);
+  const Status first_status(parts[1], num_tiles);
+  const Status last_status(parts[2], num_tiles);
+  auto* first_counter = static_cast<unsigned*>(parts[3]);
+  unsigned* last_counter = first_counter + 1;
+  K* winner_keys = static_cast<K*>(parts[4]);
+  V* winner_values = static_cast<V*>(parts[5]);
+  K* candidate_keys = static_cast<K*>(parts[6]);
+  V* candidate_values = static_cast<V*>(parts[7]);
   const TopKSource<K, V> source{io.keys_in, io.values_in, n, candidate_keys, candidate_values, capacity};
 
   int multiprocessors = 0;
@@ -343,11 +347,15 @@ cudaError_t top_k_select(void* temp, size_t& temp_bytes, PassBuffers<K, V> io, s
   const size_t split_blocks = std::min(num_tiles, static_cast<size_t>(multiprocessors) * 8);
   constexpr int kDigitBits = Policy::radix_bits;
   constexpr int kRounds = RadixKey<K>::kBits / kDigitBits;
-  auto split = [&](auto kernel, int r) -> cudaError_t {
-    PRIMS_TRY(launch(init_tile_status_kernel<Status>, static_cast<unsigned>((num_tiles + 255) / 256), 256, 0, stream,
-                     status, num_tiles, tile_counter, static_cast<unsigned long long*>(nullptr)));
+  auto clear = [&](const Status& status, unsigned* counter) {
+    return launch(init_tile_status_kernel<Status>, static_cast<unsigned>((num_tiles + 255) / 256), 256, 0, stream,
+                  status, num_tiles, counter, static_cast<unsigned long long*>(nullptr));
+  };
+  PRIMS_TRY(clear(first_status, first_counter));
+  PRIMS_TRY(clear(last_status, last_counter));
+  auto split = [&](auto kernel, int r, const Status& status, unsigned* counter) -> cudaError_t {
     return launch_persistent(kernel, split_blocks, Policy::block_threads, 0, stream, source, state, order, r,
-                             winner_keys, winner_values, candidate_keys, candidate_values, status, tile_counter);
+                             winner_keys, winner_values, candidate_keys, candidate_values, status, counter);
   };
   PRIMS_TRY(launch(top_k_init_kernel<K>, 1, TopKState<K>::kDigits, 0, stream, state,
                    static_cast<unsigned long long>(k)));
@@ -358,12 +366,12 @@ cudaError_t top_k_select(void* temp, size_t& temp_bytes, PassBuffers<K, V> io, s
                                 source, state, order, r, shift));
     PRIMS_TRY(launch(top_k_digit_kernel<K>, 1, TopKState<K>::kDigits, 0, stream, state, r, shift,
                      static_cast<unsigned long long>(capacity)));
-    PRIMS_TRY(split(top_k_split_kernel<Policy, K, V, true, Count, Status>, r));
+    PRIMS_TRY(split(top_k_split_kernel<Policy, K, V, true, Count, Status>, r, first_status, first_counter));
   }
-  PRIMS_TRY(split(top_k_split_kernel<Policy, K, V, false, Count, Status>, kRounds));
+  PRIMS_TRY(split(top_k_split_kernel<Policy, K, V, false, Count, Status>, kRounds, last_status, last_counter));
   const PassBuffers<K, V> winners{winner_keys, io.keys_out, kValues ? winner_values : nullptr, io.values_out};
   size_t bytes = sort_bytes;
-  return radix_sort<device::RadixSortAlgorithm::Auto>(parts[7], bytes, winners, k, order, 0, RadixKey<K>::kBits,
+  return radix_sort<device::RadixSortAlgorithm::Auto>(parts[8], bytes, winners, k, order, 0, RadixKey<K>::kBits,
                                                       nullptr, stream);
 }
 
