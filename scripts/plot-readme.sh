@@ -14,6 +14,6 @@ python3 bench/plot.py "${files[@]}" -o bench/results/H100.png --only \
 dist="bench/results/2026-11-26-H200x2-bench_dist_sort-segmented-passes-a-block-a-tile.json"
 python3 bench/plot.py "$dist" -o bench/results/H200x2-dist.png
 # The scaling plot, from the last runs of bench_dist_sort on two and on four GPUs of one machine.
-scaling=("bench/results/2026-11-26-H200x4-bench_dist_sort-copy-kernel-2-gpus.json"
-         "bench/results/2026-11-26-H200x4-bench_dist_sort-copy-kernel-4-gpus.json")
+scaling=("bench/results/2026-11-26-H200x4-bench_dist_sort-count-and-copy-2-gpus.json"
+         "bench/results/2026-11-26-H200x4-bench_dist_sort-count-and-copy-4-gpus.json")
 python3 bench/plot_scaling.py "${scaling[@]}" -o bench/results/H200x4-dist-scaling.png --cases u32:31 u32:32 u64:31
