@@ -9,7 +9,6 @@
 #include <cuda_runtime.h>
 #include <fmt/format.h>
 #include <nccl.h>
-#include <unistd.h>
 
 #include <CLI/CLI.hpp>
 
@@ -18,7 +17,6 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -26,6 +24,7 @@
 #include <vector>
 
 #include "prims/dist.cuh"
+#include "prims/dist/unique_id_file.cuh"
 #include "prims/util/cuda_handles.cuh"
 #include "prims/util/device_buffer.cuh"
 #include "prims/util/error.cuh"
@@ -242,28 +241,6 @@ int run_single_process(const Options& options) {
   return 0;
 }
 
-/// Rank 0 writes the id to a temporary file and renames it into place, so a reader never sees half of it.
-void write_id_file(const std::string& path, const ncclUniqueId& id) {
-  const std::string temporary = fmt::format("{}.{}.tmp", path, static_cast<long>(getpid()));
-  {
-    std::ofstream out(temporary, std::ios::binary);
-    out.write(id.internal, sizeof(id.internal));
-    if (!out) throw std::runtime_error("cannot write " + temporary);
-  }
-  if (std::rename(temporary.c_str(), path.c_str()) != 0) throw std::runtime_error("cannot rename to " + path);
-}
-
-ncclUniqueId read_id_file(const std::string& path, double timeout_s) {
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
-  while (true) {
-    std::ifstream in(path, std::ios::binary);
-    ncclUniqueId id{};
-    if (in.read(id.internal, sizeof(id.internal))) return id;
-    if (std::chrono::steady_clock::now() > deadline) throw std::runtime_error("no NCCL id in " + path + " in time");
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-}
-
 /// One rank of a multi-process run.
 int run_rank(const Options& options, const Placement& placement) {
   int gpus = 0;
@@ -278,9 +255,9 @@ int run_rank(const Options& options, const Placement& placement) {
   if (placement.rank == 0) check_nccl(ncclGetUniqueId(&id), "ncclGetUniqueId");
   if (!options.id_file.empty()) {
     if (placement.rank == 0) {
-      write_id_file(options.id_file, id);
+      prims::dist::write_unique_id_file(options.id_file, id);
     } else {
-      id = read_id_file(options.id_file, options.id_timeout_s);
+      id = prims::dist::read_unique_id_file(options.id_file, options.id_timeout_s);
     }
   } else {
 #if PRIMS_DIST_SORT_WITH_MPI

@@ -2,6 +2,11 @@
 // GPUs, one host thread per rank (the call synchronizes its stream, so one thread cannot drive two ranks). Every
 // output is compared bitwise with a CPU stable sort of the concatenated shards (tests/sort_reference.cuh); the
 // 2^30-keys-a-rank case is validated on the GPUs. Tests skip where there are fewer GPUs than ranks.
+// One process a rank: started by a launcher with RANK, WORLD_SIZE and LOCAL_RANK set and PRIMS_TEST_NCCL_ID_FILE
+// naming a file every process sees (rank 0 writes NCCL's id there), e.g.
+//   for r in 0 1; do RANK=$r WORLD_SIZE=2 LOCAL_RANK=$r PRIMS_TEST_NCCL_ID_FILE=/tmp/id test_dist_radix_sort & done
+// each process takes its own rank (GPU LOCAL_RANK) of the tests of WORLD_SIZE ranks and checks its own output (the
+// 2^30 case all-gathers its checks); the tests of other rank counts skip.
 #include <gtest/gtest.h>
 
 #include <cuda_runtime.h>
@@ -22,6 +27,7 @@
 #include "gpu_test.cuh"
 #include "prims/device/detail/radix_sort_tile_counts.cuh"
 #include "prims/dist.cuh"
+#include "prims/dist/unique_id_file.cuh"
 #include "prims/util/cuda_handles.cuh"
 #include "prims/util/mix_bits.cuh"
 #include "sort_reference.cuh"
@@ -44,20 +50,64 @@ void check_nccl(ncclResult_t result, const std::string& what) {
   if (result != ncclSuccess) throw std::runtime_error(what + ": " + ncclGetErrorString(result));
 }
 
+/// Where this process is one rank of several (see the file comment): world 0 where one process drives every rank.
+struct Launch {
+  int world = 0;
+  int rank = 0;
+  int local_rank = 0;
+  std::string id_file;
+
+  static const Launch& get() {
+    static const Launch launch = [] {
+      Launch l;
+      const char* world = std::getenv("WORLD_SIZE");
+      const char* id_file = std::getenv("PRIMS_TEST_NCCL_ID_FILE");
+      if (world == nullptr || id_file == nullptr || std::atoi(world) < 2) return l;
+      l.world = std::atoi(world);
+      const char* rank = std::getenv("RANK");
+      const char* local_rank = std::getenv("LOCAL_RANK");
+      l.rank = rank != nullptr ? std::atoi(rank) : 0;
+      l.local_rank = local_rank != nullptr ? std::atoi(local_rank) : l.rank;
+      l.id_file = id_file;
+      return l;
+    }();
+    return launch;
+  }
+  bool several_processes() const { return world > 0; }
+  /// Whether this process runs rank r (every rank where one process drives them all).
+  bool runs(int r) const { return world == 0 || r == rank; }
+};
+
 /// Communicators over GPUs 0 .. ranks - 1, one set per rank count, made on first use and destroyed after the
-/// last test.
+/// last test. With one process a rank, only this process's entry is made (the others are null).
 class Communicators : public ::testing::Environment {
  public:
   static const std::vector<ncclComm_t>& over(int ranks) {
     auto& comms = instance().comms_[ranks];
     if (comms.empty()) {
       comms.resize(static_cast<size_t>(ranks));
-      std::vector<int> devices(static_cast<size_t>(ranks));
-      std::iota(devices.begin(), devices.end(), 0);
       // NCCL_NVLS_ENABLE=0 turns off NVLink SHARP (NVLS, NVLink multicast), which some systems cannot set up
       // (no fabric manager or multicast support, or a container without access to it). A value already set wins.
       setenv("NCCL_NVLS_ENABLE", "0", 0);
-      check_nccl(ncclCommInitAll(comms.data(), ranks, devices.data()), "ncclCommInitAll");
+      const Launch& launch = Launch::get();
+      if (launch.several_processes()) {
+        if (ranks != launch.world) throw std::runtime_error("this process is one rank of " + std::to_string(launch.world));
+        prims::check(cudaSetDevice(launch.local_rank), "cudaSetDevice");
+        ncclUniqueId id{};
+        if (launch.rank == 0) {
+          check_nccl(ncclGetUniqueId(&id), "ncclGetUniqueId");
+          prims::dist::write_unique_id_file(launch.id_file, id);
+        } else {
+          id = prims::dist::read_unique_id_file(launch.id_file, 120.0);
+        }
+        check_nccl(ncclCommInitRank(&comms[static_cast<size_t>(launch.rank)], ranks, id, launch.rank),
+                   "ncclCommInitRank");
+        if (launch.rank == 0) std::remove(launch.id_file.c_str());  // every rank has joined
+      } else {
+        std::vector<int> devices(static_cast<size_t>(ranks));
+        std::iota(devices.begin(), devices.end(), 0);
+        check_nccl(ncclCommInitAll(comms.data(), ranks, devices.data()), "ncclCommInitAll");
+      }
     }
     return comms;
   }
@@ -68,7 +118,9 @@ class Communicators : public ::testing::Environment {
   }
   void TearDown() override {
     for (auto& [ranks, comms] : comms_) {
-      for (ncclComm_t comm : comms) ncclCommDestroy(comm);
+      for (ncclComm_t comm : comms) {
+        if (comm != nullptr) ncclCommDestroy(comm);
+      }
     }
     comms_.clear();
   }
@@ -80,10 +132,42 @@ class Communicators : public ::testing::Environment {
 [[maybe_unused]] const Communicators& kCommunicators = Communicators::instance();
 
 /// Runs body(rank) on one host thread per rank with the rank's GPU current; fails the test for every rank that threw.
+/// With one process a rank, body(this process's rank) on this thread, with GPU LOCAL_RANK current.
 template <class Body>
 void on_every_rank(int ranks, Body body) {
+  const Launch& launch = Launch::get();
+  if (launch.several_processes()) {
+    std::string error;
+    try {
+      prims::check(cudaSetDevice(launch.local_rank), "cudaSetDevice");
+      body(launch.rank);
+    } catch (const std::exception& e) {
+      error = e.what();
+    }
+    EXPECT_EQ(error, "") << "rank " << launch.rank;
+    return;
+  }
   const std::vector<std::string> errors = prims::dist::on_each_gpu(ranks, body);
   for (int r = 0; r < ranks; ++r) EXPECT_EQ(errors[static_cast<size_t>(r)], "") << "rank " << r;
+}
+
+/// Every rank's `value`, in rank order: an all-gather over `comm` where each process runs one rank, else the values
+/// the ranks of this process left in `values`.
+template <class T>
+std::vector<T> from_every_rank(const std::vector<ncclComm_t>& comms, std::vector<T> values) {
+  static_assert(std::is_trivially_copyable_v<T>, "all-gathered as bytes");
+  const Launch& launch = Launch::get();
+  if (!launch.several_processes()) return values;
+  prims::check(cudaSetDevice(launch.local_rank), "cudaSetDevice");
+  const prims::Stream stream;
+  prims::DeviceBuffer<T> mine(1), all(values.size());
+  mine.upload(std::vector<T>{values[static_cast<size_t>(launch.rank)]});
+  check_nccl(ncclAllGather(mine.data(), all.data(), sizeof(T), ncclUint8, comms[static_cast<size_t>(launch.rank)],
+                           stream.get()),
+             "ncclAllGather");
+  stream.synchronize("the all-gather");
+  prims::check(cudaMemcpy(values.data(), all.data(), values.size() * sizeof(T), cudaMemcpyDeviceToHost), "back");
+  return values;
 }
 
 /// Where `actual` differs from expected[begin ..], if anywhere.
@@ -140,8 +224,10 @@ void check_sort(const std::vector<std::vector<K>>& shards, SortOptions options) 
 
   // The size queries run one rank at a time from this thread: they must not communicate.
   std::vector<size_t> temp_bytes(static_cast<size_t>(ranks));
+  const Launch& launch = Launch::get();
   for (int r = 0; r < ranks; ++r) {
-    ASSERT_EQ(cudaSuccess, cudaSetDevice(r));
+    if (!launch.runs(r)) continue;
+    ASSERT_EQ(cudaSuccess, cudaSetDevice(launch.several_processes() ? launch.local_rank : r));
     const size_t n = shards[static_cast<size_t>(r)].size();
     const ncclResult_t sized =
         options.pairs
@@ -189,6 +275,7 @@ void check_sort(const std::vector<std::vector<K>>& shards, SortOptions options) 
   const auto permutation = prims::test::reference_sort_permutation(all, options.order, 0, 8 * int{sizeof(K)});
   const auto expected_keys = bit_patterns(prims::test::permuted(all, permutation));
   for (int r = 0; r < ranks; ++r) {
+    if (!launch.runs(r)) continue;
     const size_t rank = static_cast<size_t>(r);
     EXPECT_TRUE(same_as_slice(bit_patterns(sorted_keys[rank]), expected_keys, starts[rank])) << "keys of rank " << r;
     if (options.pairs) {
@@ -239,7 +326,12 @@ struct Setup {
 class DistRadixSort : public ::testing::TestWithParam<Setup> {
  protected:
   void SetUp() override {
-    if (gpu_count() < ranks()) GTEST_SKIP() << "needs " << ranks() << " GPUs, found " << gpu_count();
+    const Launch& launch = Launch::get();
+    if (launch.several_processes() && ranks() != launch.world) {
+      GTEST_SKIP() << "this process is one rank of " << launch.world;
+    }
+    const int needed = launch.several_processes() ? launch.local_rank + 1 : ranks();
+    if (gpu_count() < needed) GTEST_SKIP() << "needs " << needed << " GPUs, found " << gpu_count();
     if (GetParam().through_nccl) setenv("PRIMS_DIST_EXCHANGE", "nccl", 1);
   }
   void TearDown() override { unsetenv("PRIMS_DIST_EXCHANGE"); }
@@ -378,21 +470,27 @@ TEST_P(DistRadixSort, InPlace) {
 }
 
 TEST_P(DistRadixSort, BadArguments) {
+  // The calls below communicate nothing (sizing, or arguments refused before any collective): one rank may make
+  // them alone.
+  const Launch& launch = Launch::get();
   const auto& comms = Communicators::over(ranks());
-  ASSERT_EQ(cudaSuccess, cudaSetDevice(0));
+  const int rank = launch.several_processes() ? launch.rank : 0;
+  const int device = launch.several_processes() ? launch.local_rank : 0;
+  const ncclComm_t comm = comms[static_cast<size_t>(rank)];
+  ASSERT_EQ(cudaSuccess, cudaSetDevice(device));
   size_t bytes = 0;
-  ASSERT_EQ(ncclSuccess, prims::dist::radix_sort_keys<uint32_t>(comms[0], nullptr, bytes, nullptr, nullptr, 1000));
+  ASSERT_EQ(ncclSuccess, prims::dist::radix_sort_keys<uint32_t>(comm, nullptr, bytes, nullptr, nullptr, 1000));
   prims::DeviceBuffer<unsigned char> temp(bytes);
   prims::DeviceBuffer<uint32_t> keys(1000);
   size_t too_few = bytes - 1;
+  EXPECT_EQ(ncclInvalidArgument, prims::dist::radix_sort_keys(comm, temp.data(), too_few, keys.data(), keys.data(), 1000));
   EXPECT_EQ(ncclInvalidArgument,
-            prims::dist::radix_sort_keys(comms[0], temp.data(), too_few, keys.data(), keys.data(), 1000));
-  EXPECT_EQ(ncclInvalidArgument,
-            prims::dist::radix_sort_keys<uint32_t>(comms[0], temp.data(), bytes, nullptr, keys.data(), 1000));
-  if (ranks() > 1) {
-    // Rank 1's communicator with GPU 0 current.
-    EXPECT_EQ(ncclInvalidUsage,
-              prims::dist::radix_sort_keys<uint32_t>(comms[1], nullptr, bytes, nullptr, nullptr, 1000));
+            prims::dist::radix_sort_keys<uint32_t>(comm, temp.data(), bytes, nullptr, keys.data(), 1000));
+  if (ranks() > 1 && gpu_count() > 1) {
+    // A rank's communicator with another GPU current.
+    ASSERT_EQ(cudaSuccess, cudaSetDevice(device == 0 ? 1 : 0));
+    EXPECT_EQ(ncclInvalidUsage, prims::dist::radix_sort_keys<uint32_t>(comm, nullptr, bytes, nullptr, nullptr, 1000));
+    ASSERT_EQ(cudaSuccess, cudaSetDevice(device));
   }
 }
 
@@ -465,6 +563,10 @@ TEST_P(DistRadixSort, TwoToThe30KeysARankValidatedOnTheGpu) {
       prims::check(cudaMemcpy(&last[rank], keys.data() + n - 1, sizeof(uint32_t), cudaMemcpyDeviceToHost),
                    "last key");
     });
+    before = from_every_rank(comms, before);
+    after = from_every_rank(comms, after);
+    first = from_every_rank(comms, first);
+    last = from_every_rank(comms, last);
     Fingerprint total_before{}, total_after{};
     for (int r = 0; r < ranks; ++r) {
       const size_t rank = static_cast<size_t>(r);
@@ -512,11 +614,16 @@ TEST(PeerBuffers, OnlyRanksOfThisProcessAreReached) {
 
 /// Which exchange two ranks take: stores into the peer's buffers where the GPUs reach each other, NCCL where
 /// PRIMS_DIST_EXCHANGE=nccl; every rank takes the same.
+/// With one process a rank (two), NCCL always: a peer's buffers in another process are out of reach.
 TEST(DistRadixSortExchange, StoresWherePeersReachEachOtherElseNccl) {
-  if (gpu_count() < 2) GTEST_SKIP() << "needs 2 GPUs, found " << gpu_count();
+  const Launch& launch = Launch::get();
+  if (launch.several_processes() && launch.world != 2) GTEST_SKIP() << "this process is one rank of " << launch.world;
+  if (gpu_count() < (launch.several_processes() ? launch.local_rank + 1 : 2)) GTEST_SKIP() << "needs 2 GPUs";
   int reach = 0;
-  ASSERT_EQ(cudaSuccess, cudaDeviceCanAccessPeer(&reach, 0, 1));
-  if (reach == 0) GTEST_SKIP() << "GPUs 0 and 1 cannot access each other's memory";
+  if (!launch.several_processes()) {
+    ASSERT_EQ(cudaSuccess, cudaDeviceCanAccessPeer(&reach, 0, 1));
+    if (reach == 0) GTEST_SKIP() << "GPUs 0 and 1 cannot access each other's memory";
+  }
   using Sort = prims::dist::detail::DistributedRadixSort<uint32_t, prims::detail::NoValues>;
   const auto& comms = Communicators::over(2);
   const auto shards = random_shards<uint32_t>({70001, 65537}, 21);
@@ -541,8 +648,9 @@ TEST(DistRadixSortExchange, StoresWherePeersReachEachOtherElseNccl) {
       direct[r] = sort->direct_exchange();
     });
     unsetenv("PRIMS_DIST_EXCHANGE");
-    EXPECT_EQ(direct[0], !through_nccl);
-    EXPECT_EQ(direct[1], !through_nccl);
+    for (int r = 0; r < 2; ++r) {
+      if (launch.runs(r)) EXPECT_EQ(direct[r], !through_nccl && !launch.several_processes()) << "rank " << r;
+    }
   }
 }
 
