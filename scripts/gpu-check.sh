@@ -65,7 +65,7 @@ if wants sanitize; then
 fi
 
 if wants bench; then
-  for bench in ${BENCHES:-bench_reduce bench_scan bench_select bench_by_key bench_histogram bench_segmented_reduce bench_top_k bench_sort bench_partition bench_segmented_sort}; do
+  for bench in ${BENCHES:-bench_reduce bench_scan bench_select bench_by_key bench_histogram bench_segmented_reduce bench_top_k bench_segmented_top_k bench_sort bench_partition bench_segmented_sort}; do
     [ -x "$BUILD/bench/$bench" ] || { note "$bench: not built"; continue; }
     # shellcheck disable=SC2086
     "$BUILD/bench/$bench" --json "$OUT/$bench.json" ${BENCH_ARGS:-} 2>&1 | tee -a "$OUT/bench.log" || status=1

@@ -51,6 +51,9 @@ cudaError_t every_algorithm(void* temp, size_t& bytes, K* keys, V* values, size_
   note(prims::device::histogram_range(temp, bytes, keys, values, 256, static_cast<const K*>(keys), n, s));
   note(prims::device::top_k_keys(temp, bytes, keys, keys, n, 100, Order::Descending, s));
   note(prims::device::top_k_pairs(temp, bytes, keys, keys, values, values, n, 100, Order::Ascending, s));
+  note(prims::device::segmented_top_k_keys(temp, bytes, keys, keys, 1, begins, ends, 50, Order::Descending, s));
+  note(prims::device::segmented_top_k_pairs(temp, bytes, keys, keys, values, values, 1, begins, ends, 50,
+                                            Order::Ascending, s));
   return e;
 }
 
