@@ -1,5 +1,10 @@
 // prims::device::reduce/sum/min/max against CPU references: every type, every size edge, unaligned inputs,
-// both block algorithms, custom ops, and bitwise run-to-run reproducibility of float sums.
+// both block algorithms, custom ops, and bitwise run-to-run reproducibility of float sums; iterator inputs
+// (counting and transform iterators, of another value type than the output's).
+#include <thrust/iterator/counting_iterator.h>
+#include <thrust/iterator/transform_iterator.h>
+
+#include <climits>
 #include <cmath>
 #include <numeric>
 
@@ -248,6 +253,62 @@ TEST(DeviceReduce, LargeInt64Sums) {
                   device_reduce<ReduceAlgorithm::SmemTree>(unsigned_host, 0, n, prims::Sum{}, uint32_t{0})),
               expected_wrapped);
   }
+}
+
+/// x -> (x % 1000) - 500, as a transform iterator's functor.
+struct Centered {
+  __host__ __device__ long long operator()(int x) const { return static_cast<long long>(x % 1000) - 500; }
+};
+
+TEST(DeviceReduce, IteratorInputs) {
+  PRIMS_REQUIRE_GPU();
+  for (size_t n : {size_t{0}, size_t{1}, size_t{1000}, size_t{(1 << 20) + 7}}) {
+    SCOPED_TRACE("n = " + std::to_string(n));
+    const auto counting = thrust::make_counting_iterator<int>(0);
+    const auto centered = thrust::make_transform_iterator(counting, Centered{});
+    long long expected_sum = 0, expected_min = LLONG_MAX, expected_max = LLONG_MIN;
+    for (size_t i = 0; i < n; ++i) {
+      const long long x = Centered{}(static_cast<int>(i));
+      expected_sum += x;
+      expected_min = std::min(expected_min, x);
+      expected_max = std::max(expected_max, x);
+    }
+    prims::DeviceBuffer<long long> out(1);
+    auto result = [&](auto call) {
+      out.fill_bytes(0xAB);
+      prims::test::run_two_phase(call);
+      return out.download()[0];
+    };
+    // The counting iterator's ints summed as long long (its value type is not the output's).
+    EXPECT_EQ(result([&](void* t, size_t& b) { return prims::device::sum(t, b, counting, out.data(), n); }),
+              static_cast<long long>(n) * (static_cast<long long>(n) - 1) / 2);
+    EXPECT_EQ(result([&](void* t, size_t& b) { return prims::device::sum(t, b, centered, out.data(), n); }),
+              expected_sum);
+    EXPECT_EQ(result([&](void* t, size_t& b) { return prims::device::min(t, b, centered, out.data(), n); }),
+              expected_min);
+    EXPECT_EQ(result([&](void* t, size_t& b) { return prims::device::max(t, b, centered, out.data(), n); }),
+              expected_max);
+    EXPECT_EQ(result([&](void* t, size_t& b) {
+                return prims::device::reduce(t, b, centered, out.data(), n, prims::Sum{}, 7LL);
+              }),
+              expected_sum + 7);
+  }
+}
+
+TEST(DeviceReduce, NonConstPointerTakesThePointerPath) {
+  PRIMS_REQUIRE_GPU();
+  std::vector<int> host(5000);
+  std::iota(host.begin(), host.end(), -2000);
+  prims::DeviceBuffer<int> in(host.size()), out(1);
+  in.upload(host);
+  int* mutable_in = in.data();
+  size_t pointer_bytes = 0, iterator_bytes = 0;
+  ASSERT_EQ(cudaSuccess, prims::device::sum(nullptr, pointer_bytes, static_cast<const int*>(mutable_in), out.data(),
+                                            host.size()));
+  ASSERT_EQ(cudaSuccess, prims::device::sum(nullptr, iterator_bytes, mutable_in, out.data(), host.size()));
+  EXPECT_EQ(pointer_bytes, iterator_bytes) << "a non-const pointer is staged like an iterator";
+  prims::test::run_two_phase([&](void* t, size_t& b) { return prims::device::sum(t, b, mutable_in, out.data(), host.size()); });
+  EXPECT_EQ(out.download()[0], std::accumulate(host.begin(), host.end(), 0));
 }
 
 }  // namespace

@@ -14,7 +14,11 @@
 // so it is a tolerance for inputs whose rounding errors cancel as those of the tests' random inputs do: a few
 // hundred epsilons of R at 2^20, where 1e-5 of the sum of |x| was about 5. Integers are exact
 // (wrapping for unsigned and for the GPU-validated large tests).
+#include <thrust/iterator/counting_iterator.h>
+#include <thrust/iterator/transform_iterator.h>
+
 #include <algorithm>
+#include <climits>
 #include <cmath>
 #include <limits>
 #include <cstring>
@@ -488,6 +492,58 @@ TEST(DeviceScan, RejectsTooSmallTempStorage) {
   prims::DeviceBuffer<unsigned char> temp(bytes);
   size_t too_few = bytes - 1;
   EXPECT_EQ(cudaErrorInvalidValue, prims::device::exclusive_sum(temp.data(), too_few, in.data(), out.data(), n));
+}
+
+/// x -> (x % 7) - 3, as a transform iterator's functor.
+struct SmallSigned {
+  __host__ __device__ long long operator()(int x) const { return static_cast<long long>(x % 7) - 3; }
+};
+
+TEST(DeviceScan, IteratorInputs) {
+  PRIMS_REQUIRE_GPU();
+  for (size_t n : {size_t{0}, size_t{1}, size_t{1000}, size_t{(1 << 20) + 7}}) {
+    SCOPED_TRACE("n = " + std::to_string(n));
+    const auto counting = thrust::make_counting_iterator<int>(0);
+    const auto items = thrust::make_transform_iterator(counting, SmallSigned{});
+    std::vector<long long> inclusive(n), exclusive(n), running_max(n), counting_sums(n);
+    long long sum = 0, best = LLONG_MIN, counted = 0;
+    for (size_t i = 0; i < n; ++i) {
+      const long long x = SmallSigned{}(static_cast<int>(i));
+      exclusive[i] = 10 + sum;
+      sum += x;
+      inclusive[i] = sum;
+      best = std::max(best, x);
+      running_max[i] = best;
+      counted += static_cast<long long>(i);
+      counting_sums[i] = counted;
+    }
+    prims::DeviceBuffer<long long> out(n + 1);
+    auto result = [&](auto call) {
+      out.fill_bytes(0xAB);
+      prims::test::run_two_phase(call);
+      std::vector<long long> got = out.download();
+      EXPECT_EQ(got[n], static_cast<long long>(0xABABABABABABABABull)) << "wrote past n";
+      got.resize(n);
+      return got;
+    };
+    EXPECT_EQ(result([&](void* t, size_t& b) { return prims::device::inclusive_sum(t, b, items, out.data(), n); }),
+              inclusive);
+    EXPECT_EQ(result([&](void* t, size_t& b) {
+                return prims::device::exclusive_scan(t, b, items, out.data(), n, prims::Sum{}, 10LL);
+              }),
+              exclusive);
+    EXPECT_EQ(result([&](void* t, size_t& b) {
+                return prims::device::inclusive_scan(t, b, items, out.data(), n, prims::Max{});
+              }),
+              running_max);
+    // The counting iterator's ints scanned as long long (its value type is not the output's).
+    EXPECT_EQ(result([&](void* t, size_t& b) { return prims::device::inclusive_sum(t, b, counting, out.data(), n); }),
+              counting_sums);
+    std::vector<long long> shifted(n);
+    for (size_t i = 0; i < n; ++i) shifted[i] = counting_sums[i] - static_cast<long long>(i);
+    EXPECT_EQ(result([&](void* t, size_t& b) { return prims::device::exclusive_sum(t, b, counting, out.data(), n); }),
+              shifted);
+  }
 }
 
 }  // namespace

@@ -5,15 +5,19 @@
 // temp_bytes, allocate, call again to run. They launch on `stream`, never synchronize it, and return the first
 // CUDA error they meet. `op` must be associative and commutative (the order of combination is fixed for a
 // given device, so float results are bitwise the same run to run, but it is not left to right).
+// `in` is a pointer or any random-access iterator (thrust::counting_iterator, transform iterators, ...); an iterator's
+// items, converted to T, are staged in temporary storage first (detail/staged_input.cuh: one extra pass).
 
 #include <cuda_runtime.h>
 
 #include <algorithm>
 #include <cstddef>
 #include <limits>
+#include <type_traits>
 
 #include "prims/block/reduce.cuh"
 #include "prims/device/detail/reduce_kernels.cuh"
+#include "prims/device/detail/staged_input.cuh"
 #include "prims/util/device_properties.cuh"
 #include "prims/util/error.cuh"
 #include "prims/util/ops.cuh"
@@ -107,6 +111,42 @@ cudaError_t max(void* temp, size_t& temp_bytes, const T* in, T* out, size_t n, c
   constexpr T identity =
       std::numeric_limits<T>::has_infinity ? -std::numeric_limits<T>::infinity() : std::numeric_limits<T>::lowest();
   return reduce(temp, temp_bytes, in, out, n, Max{}, identity, stream);
+}
+
+// ---- Iterator inputs (pointers take the overloads above).
+
+/// reduce over a random-access iterator: its items, converted to T, staged in temporary storage, then reduced.
+/// Example: `prims::device::reduce(temp, bytes, thrust::make_counting_iterator(0), d_out, n, prims::Sum{}, 0);`
+template <class InIt, class T, class Op, std::enable_if_t<!std::is_pointer_v<InIt>, int> = 0>
+cudaError_t reduce(void* temp, size_t& temp_bytes, InIt in, T* out, size_t n, Op op, T init,
+                   cudaStream_t stream = 0) {
+  return detail::with_staged_input<T>(temp, temp_bytes, in, n, stream, [&](void* t, size_t& bytes, const T* items) {
+    return reduce(t, bytes, items, out, n, op, init, stream);
+  });
+}
+
+/// sum over a random-access iterator (as reduce's iterator overload).
+template <class InIt, class T, std::enable_if_t<!std::is_pointer_v<InIt>, int> = 0>
+cudaError_t sum(void* temp, size_t& temp_bytes, InIt in, T* out, size_t n, cudaStream_t stream = 0) {
+  return detail::with_staged_input<T>(temp, temp_bytes, in, n, stream, [&](void* t, size_t& bytes, const T* items) {
+    return sum(t, bytes, items, out, n, stream);
+  });
+}
+
+/// min over a random-access iterator (as reduce's iterator overload).
+template <class InIt, class T, std::enable_if_t<!std::is_pointer_v<InIt>, int> = 0>
+cudaError_t min(void* temp, size_t& temp_bytes, InIt in, T* out, size_t n, cudaStream_t stream = 0) {
+  return detail::with_staged_input<T>(temp, temp_bytes, in, n, stream, [&](void* t, size_t& bytes, const T* items) {
+    return min(t, bytes, items, out, n, stream);
+  });
+}
+
+/// max over a random-access iterator (as reduce's iterator overload).
+template <class InIt, class T, std::enable_if_t<!std::is_pointer_v<InIt>, int> = 0>
+cudaError_t max(void* temp, size_t& temp_bytes, InIt in, T* out, size_t n, cudaStream_t stream = 0) {
+  return detail::with_staged_input<T>(temp, temp_bytes, in, n, stream, [&](void* t, size_t& bytes, const T* items) {
+    return max(t, bytes, items, out, n, stream);
+  });
 }
 
 }  // namespace prims::device

@@ -6,7 +6,9 @@
 // return the first CUDA error they meet. `op` must be associative; it need not be commutative (earlier items are
 // always on the left). T is any trivially copyable, default-constructible type. `in == out` is allowed (in
 // place); n == 0 writes nothing. Float results depend on the grouping, which is fixed for a given algorithm, n
-// and device.
+// and device. `in` is a pointer or any random-access iterator (thrust::counting_iterator, transform iterators, ...);
+// an iterator's items, converted to T, are staged in temporary storage first (detail/staged_input.cuh: one extra
+// pass).
 //
 // Two algorithms, selected by the template argument of the overloads that take one:
 //   ScanAlgorithm::SinglePass      reads n items and writes n (decoupled look-back); the default.
@@ -17,8 +19,10 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <type_traits>
 
 #include "prims/device/detail/scan_kernels.cuh"
+#include "prims/device/detail/staged_input.cuh"
 #include "prims/util/device_properties.cuh"
 #include "prims/util/error.cuh"
 #include "prims/util/launch.cuh"
@@ -165,6 +169,44 @@ cudaError_t inclusive_sum(void* temp, size_t& temp_bytes, const T* in, T* out, s
 template <class T>
 cudaError_t exclusive_sum(void* temp, size_t& temp_bytes, const T* in, T* out, size_t n, cudaStream_t stream = 0) {
   return exclusive_scan(temp, temp_bytes, in, out, n, Sum{}, T(0), stream);
+}
+
+// ---- Iterator inputs (pointers take the overloads above): the items, converted to T, staged in temporary storage,
+// then scanned.
+
+/// inclusive_scan over a random-access iterator.
+/// Example: `prims::device::inclusive_scan(temp, bytes, thrust::make_counting_iterator(1), d_out, n, prims::Sum{});`
+template <class InIt, class T, class Op, std::enable_if_t<!std::is_pointer_v<InIt>, int> = 0>
+cudaError_t inclusive_scan(void* temp, size_t& temp_bytes, InIt in, T* out, size_t n, Op op,
+                           cudaStream_t stream = 0) {
+  return detail::with_staged_input<T>(temp, temp_bytes, in, n, stream, [&](void* t, size_t& bytes, const T* items) {
+    return inclusive_scan(t, bytes, items, out, n, op, stream);
+  });
+}
+
+/// exclusive_scan over a random-access iterator.
+template <class InIt, class T, class Op, std::enable_if_t<!std::is_pointer_v<InIt>, int> = 0>
+cudaError_t exclusive_scan(void* temp, size_t& temp_bytes, InIt in, T* out, size_t n, Op op, T init,
+                           cudaStream_t stream = 0) {
+  return detail::with_staged_input<T>(temp, temp_bytes, in, n, stream, [&](void* t, size_t& bytes, const T* items) {
+    return exclusive_scan(t, bytes, items, out, n, op, init, stream);
+  });
+}
+
+/// inclusive_sum over a random-access iterator.
+template <class InIt, class T, std::enable_if_t<!std::is_pointer_v<InIt>, int> = 0>
+cudaError_t inclusive_sum(void* temp, size_t& temp_bytes, InIt in, T* out, size_t n, cudaStream_t stream = 0) {
+  return detail::with_staged_input<T>(temp, temp_bytes, in, n, stream, [&](void* t, size_t& bytes, const T* items) {
+    return inclusive_sum(t, bytes, items, out, n, stream);
+  });
+}
+
+/// exclusive_sum over a random-access iterator.
+template <class InIt, class T, std::enable_if_t<!std::is_pointer_v<InIt>, int> = 0>
+cudaError_t exclusive_sum(void* temp, size_t& temp_bytes, InIt in, T* out, size_t n, cudaStream_t stream = 0) {
+  return detail::with_staged_input<T>(temp, temp_bytes, in, n, stream, [&](void* t, size_t& bytes, const T* items) {
+    return exclusive_sum(t, bytes, items, out, n, stream);
+  });
 }
 
 }  // namespace prims::device
