@@ -5,7 +5,7 @@
 // rounds read the input), pairs whose values carry their index, and 2^26 keys. Outputs are poisoned first: nothing
 // past min(k, n) may be written.
 // segmented_top_k_keys / _pairs the same way, segment by segment: rows of length 0, shorter than k, around the
-// select's shared buffer (4096 keys of up to 4 bytes, 2048 of 8) and long (131072: the rounds read global memory
+// select's shared buffer (2048 keys of up to 4 bytes, 1024 of 8) and long (131072: the rounds read global memory
 // until the candidates fit), gaps between rows and rows out of order, every key type, ties, special floats; a short
 // row's slots past its length must stay untouched.
 #include <algorithm>
@@ -278,7 +278,8 @@ TYPED_TEST_SUITE(SegmentedTopKTyped, prims::test::RadixKeyTypes);
 TYPED_TEST(SegmentedTopKTyped, RowsOfEveryLength) {
   PRIMS_REQUIRE_GPU();
   using K = TypeParam;
-  const std::vector<size_t> lengths = {0, 1, 49, 50, 51, 64, 300, 2047, 2048, 2049, 4095, 4096, 4097, 9000, 131072};
+  const std::vector<size_t> lengths = {0,    1,    49,   50,   51,   64,   300,  1023,  1024,
+                                       1025, 2047, 2048, 2049, 4095, 4096, 4097, 9000, 131072};
   for (const bool reversed : {false, true}) {
     const Rows rows = rows_of(lengths, reversed ? 3 : 0, reversed);
     const std::vector<K> keys = prims::test::random_keys<K>(rows.total, 31 + rows.total);
@@ -338,7 +339,7 @@ TEST(SegmentedTopK, NoRowsAndKZero) {
 
 TEST(SegmentedTopK, ManyRows) {
   PRIMS_REQUIRE_GPU();
-  // The benchmark's second shape, fewer rows: rows of 4096 whole in the buffer.
+  // The benchmark's second shape, fewer rows.
   const std::vector<size_t> lengths(2000, 4096);
   const Rows rows = rows_of(lengths, 0, false);
   const std::vector<float> keys = prims::test::random_values<float>(rows.total, 41);
