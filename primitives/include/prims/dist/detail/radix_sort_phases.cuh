@@ -17,7 +17,8 @@
 //                       the counting's launch bring over (count_and_copy_kernel), which it reads nearby: the links
 //                       work during the counting too. Otherwise (ranks in several processes, or
 //                       PRIMS_DIST_EXCHANGE=nccl) one grouped ncclSend/ncclRecv, a range a peer, stages what
-//                       arrives first. The remaining digits are sorted by segmented Onesweep passes, one segment a bucket.
+//                       arrives first. The remaining digits are sorted by segmented Onesweep passes, one segment a
+//                       bucket.
 //                       Every bucket is stable (sender rank, then source index), and so is every pass: ties keep
 //                       (rank, index) order.
 // With one rank only the local sort runs (keys_in to keys_out). Keys of one digit (8 bits) need no digit pass:
