@@ -33,9 +33,9 @@ namespace prims::detail {
 /// Tuning of the segmented top-k's select on Hopper: 256 threads a segment, passes in input order over runs of 8
 /// consecutive keys a thread, and a shared buffer of 8 KB of candidate keys (2048 of up to 4 bytes) with their
 /// positions, which holds, in rows of floats in [0, 1), the candidates after one digit (4096 a row) or two (131072).
-/// A 16 KB buffer, holding a row of 4096 whole, took 1.18 times as long there (fewer blocks an SM), and as long on
-/// rows of 131072; 128 or 512 threads, or 4 keys a thread, were slower on one shape or the other
-/// (bench/results/2026-11-26-H100-bench_segmented_top_k-shapes.txt).
+/// A 16 KB buffer (a row of 4096 whole, fewer blocks an SM), 128 or 512 threads, or 4 keys a thread were slower on
+/// one shape or the other. Chosen with bench/bench_segmented_top_k
+/// (bench/results/2026-11-26-H100-bench_segmented_top_k-shapes.txt; docs/design-notes.md, "Top-k").
 template <class K, class V>
 struct SegmentedTopKPolicySm90 {
   static constexpr int radix_bits = 8;

@@ -137,9 +137,9 @@ struct AheadCopies {
 
 /// The exchange's counting (segmented_onesweep_histogram_block over the pieces this rank holds) on blocks
 /// [0, counting_blocks), and the copies ahead on the others: one block an SM, each filling its SM. A copy's far
-/// loads wait long on the links and hold their SM's memory requests meanwhile: with a copy block beside a counting
-/// block on every SM, the counting took 1.6 times as long as alone (4.3 against 2.6 ms, 2^31 u32 keys on an
-/// H200), so the copies get SMs of their own. Their threads keep half of kPieceCopyItems' bytes in flight (the
+/// loads wait long on the links and hold their SM's memory requests meanwhile: a copy block beside a counting block
+/// on every SM slowed the counting (docs/design-notes.md, "Distributed radix sort";
+/// bench/results/2026-11-26-H200x2-bench_dist_sort-count-and-copy-old-new.txt), so the copies get SMs of their own. Their threads keep half of kPieceCopyItems' bytes in flight (the
 /// counting's 64 registers a thread hold no more), and there are four times as many of them an SM.
 template <class Policy, class Tile, class Shape, class K, class V>
 __global__ void __launch_bounds__(Shape::threads, 1)
