@@ -25,7 +25,7 @@ namespace detail = prims::detail;
 template <int THREADS, int ITEMS, int BLOCKS_PER_SM = 2>
 struct Variant {
   template <class K, class V>
-  struct Policy : detail::OnesweepPolicySm90<K, V> {
+  struct Policy : detail::TuningSm90::Onesweep<K, V> {
     static constexpr int block_threads = THREADS;
     static constexpr int items_per_thread = ITEMS;
     static constexpr int min_blocks_per_sm = BLOCKS_PER_SM;
@@ -35,7 +35,7 @@ struct Variant {
   }
   template <class K, class V>
   static cudaError_t sort(void* temp, size_t& bytes, detail::PassBuffers<K, V> io, size_t n, cudaStream_t s) {
-    return detail::onesweep_sort<K, V, Policy<K, V>>(temp, bytes, io, n, prims::Order::Ascending, 0,
+    return detail::onesweep_sort<detail::TuningSm90, K, V, Policy<K, V>>(temp, bytes, io, n, prims::Order::Ascending, 0,
                                                      8 * int{sizeof(K)}, nullptr, s);
   }
 };
@@ -45,7 +45,7 @@ struct ShippedOnesweep {
   static std::string name() { return "Onesweep"; }
   template <class K, class V>
   static cudaError_t sort(void* temp, size_t& bytes, detail::PassBuffers<K, V> io, size_t n, cudaStream_t s) {
-    return detail::onesweep_sort_for_size(temp, bytes, io, n, prims::Order::Ascending, 0, 8 * int{sizeof(K)},
+    return detail::onesweep_sort_for_size<detail::TuningSm90>(temp, bytes, io, n, prims::Order::Ascending, 0, 8 * int{sizeof(K)},
                                           nullptr, s);
   }
 };
@@ -54,7 +54,7 @@ struct ShippedOnesweep {
 template <int BUCKET_LOG2, bool WHOLE_RANGE = true, int MAX_MSD_BITS = 24>
 struct Hybrid {
   template <class K, class V>
-  struct Policy : detail::HybridPolicySm90<K, V> {
+  struct Policy : detail::TuningSm90::Hybrid<K, V> {
     static constexpr int bucket_items_log2 = BUCKET_LOG2;
     static constexpr bool buckets_on_whole_range = WHOLE_RANGE;
     static constexpr int max_msd_bits = MAX_MSD_BITS;
@@ -64,7 +64,7 @@ struct Hybrid {
   }
   template <class K, class V>
   static cudaError_t sort(void* temp, size_t& bytes, detail::PassBuffers<K, V> io, size_t n, cudaStream_t s) {
-    return detail::hybrid_sort<K, V, Policy<K, V>>(temp, bytes, io, n, prims::Order::Ascending, 0,
+    return detail::hybrid_sort<detail::TuningSm90, K, V, Policy<K, V>>(temp, bytes, io, n, prims::Order::Ascending, 0,
                                                    8 * int{sizeof(K)}, s);
   }
 };

@@ -11,7 +11,9 @@
 #include <type_traits>
 #include <vector>
 
+#include "prims/device/detail/tuning.cuh"
 #include "prims/util/device_buffer.cuh"
+#include "prims/util/device_properties.cuh"
 #include "prims/util/error.cuh"
 
 namespace prims::test {
@@ -72,5 +74,30 @@ void run_two_phase(Call call) {
   ASSERT_EQ(cudaSuccess, call(temp.data(), temp_bytes));
   ASSERT_EQ(cudaSuccess, cudaDeviceSynchronize());
 }
+
+/// Forces a tuning table (-1: the device's own) and a shared-memory cap (0: none) for one scope, then restores what
+/// was there (PRIMS_TEST_TUNING's, tests/tuning_switch.cu).
+class ForcedTuning {
+ public:
+  ForcedTuning(int generation, size_t cap)
+      : generation_(prims::detail::tuning_override_for_tests().exchange(generation)),
+        cap_(prims::detail::shared_memory_cap_for_tests().exchange(cap)) {}
+  explicit ForcedTuning(prims::detail::Generation generation)
+      : ForcedTuning(static_cast<int>(generation), prims::detail::table_shared_bytes(generation)) {}
+  ForcedTuning(const ForcedTuning&) = delete;
+  ForcedTuning& operator=(const ForcedTuning&) = delete;
+  ~ForcedTuning() {
+    prims::detail::tuning_override_for_tests().store(generation_);
+    prims::detail::shared_memory_cap_for_tests().store(cap_);
+  }
+
+ private:
+  int generation_;
+  size_t cap_;
+};
+
+inline constexpr prims::detail::Generation kEveryGeneration[] = {
+    prims::detail::Generation::Sm80, prims::detail::Generation::Sm86, prims::detail::Generation::Sm90,
+    prims::detail::Generation::Sm100};
 
 }  // namespace prims::test

@@ -17,6 +17,18 @@
 
 namespace prims::test {
 
+/// The one-block sort's limit on the current device, under the table it takes (a table forced for tests too).
+template <class K, class V = prims::detail::NoValues>
+size_t one_block_limit() {
+  size_t items = 0;
+  EXPECT_EQ(cudaSuccess, (prims::device::one_block_max_items<K, V>(items)));
+  return items;
+}
+
+/// Where Auto stops taking the one-block sort: the same under every table.
+template <class K, class V>
+inline constexpr size_t kAutoOneBlockLimit = prims::detail::one_block_auto_max_items<prims::detail::TuningSm90, K, V>();
+
 using prims::device::Order;
 using prims::device::RadixSortAlgorithm;
 
@@ -108,16 +120,16 @@ void check_sort(const std::vector<K>& keys, const std::vector<V>* values, SortCa
 
 /// Tile sizes the size lists straddle: Onesweep's small and own tiles, TileCounts', and where Onesweep switches.
 inline constexpr int kOnesweepTile =
-    prims::detail::SortTile<prims::detail::OnesweepPolicy<uint32_t, prims::detail::NoValues>, uint32_t,
+    prims::detail::SortTile<prims::detail::TuningSm90::Onesweep<uint32_t, prims::detail::NoValues>, uint32_t,
                             prims::detail::NoValues, unsigned>::kTileItems;
 inline constexpr int kTileCountsTile =
-    prims::detail::SortTile<prims::detail::TileCountsPolicy<uint32_t, prims::detail::NoValues>, uint32_t,
+    prims::detail::SortTile<prims::detail::TuningSm90::TileCounts<uint32_t, prims::detail::NoValues>, uint32_t,
                             prims::detail::NoValues, size_t>::kTileItems;
 inline constexpr int kOnesweepSmallTile =
-    prims::detail::SortTile<prims::detail::OnesweepSmallPolicy<uint32_t, prims::detail::NoValues>, uint32_t,
+    prims::detail::SortTile<prims::detail::TuningSm90::OnesweepSmall<uint32_t, prims::detail::NoValues>, uint32_t,
                             prims::detail::NoValues, unsigned>::kTileItems;
 inline constexpr size_t kOnesweepSmallMax =
-    prims::detail::OnesweepSmallPolicy<uint32_t, prims::detail::NoValues>::max_items;
+    prims::detail::TuningSm90::OnesweepSmall<uint32_t, prims::detail::NoValues>::max_items;
 
 /// Sizes around the edges of every algorithm's tiles, and around Onesweep's switch from small tiles to its own.
 inline std::vector<size_t> sort_sizes() {
@@ -225,7 +237,7 @@ template <class F, RadixSortAlgorithm... ALGORITHMS>
 void check_special_floats() {
   const auto specials = prims::test::special_floats<F>();
   std::mt19937 rng(3);
-  constexpr size_t kOneBlockMax = prims::detail::kOneBlockMaxItems<F, uint32_t>;
+  const size_t kOneBlockMax = one_block_limit<F, uint32_t>();
   for (size_t n : {size_t{40}, kOneBlockMax, size_t{kOnesweepTile} + 3, size_t{200001},
                    kOnesweepSmallMax + 2 * kOnesweepTile + 3}) {
     std::vector<F> keys(n);

@@ -22,9 +22,9 @@ using prims::device::Order;
 using prims::device::RadixSortAlgorithm;
 namespace detail = prims::detail;
 
-constexpr int kOnesweepTile = detail::OnesweepTile<detail::OnesweepPolicy<uint32_t, detail::NoValues>, uint32_t,
+constexpr int kOnesweepTile = detail::OnesweepTile<detail::TuningSm90::Onesweep<uint32_t, detail::NoValues>, uint32_t,
                                                    detail::NoValues>::kTileItems;
-constexpr int kTileCountsTile = detail::SortTile<detail::TileCountsPolicy<uint32_t, detail::NoValues>, uint32_t,
+constexpr int kTileCountsTile = detail::SortTile<detail::TuningSm90::TileCounts<uint32_t, detail::NoValues>, uint32_t,
                                                  detail::NoValues, size_t>::kTileItems;
 
 using prims::test::bit_patterns;

@@ -78,13 +78,13 @@ TYPED_TEST(RadixSortTyped, BitRangesAndInPlace) {
 /// Sizes around the edges of the one-block sort's shapes for keys K and values V, up to its limit.
 template <class K, class V>
 std::vector<size_t> one_block_sizes() {
-  using Policy = detail::OneBlockPolicy<K, V>;
+  using Policy = detail::TuningSm90::OneBlock<K, V>;
   std::vector<size_t> sizes = {0, 1, 2, 31, 33, 257};
   for (int tile : {Policy::small_shape::tile_items, Policy::medium_shape::tile_items, Policy::large_shape::tile_items,
                    Policy::largest_shape::tile_items}) {
     for (int delta : {-1, 0, 1}) {
       const size_t n = static_cast<size_t>(tile + delta);
-      if (n <= Policy::max_items) sizes.push_back(n);
+      if (n <= prims::test::one_block_limit<K, V>()) sizes.push_back(n);
     }
   }
   return sizes;
@@ -117,7 +117,7 @@ TYPED_TEST(RadixSortTyped, PairsStableBitRangesInPlaceOneBlock) {
       if (::testing::Test::HasFatalFailure()) return;
     }
   }
-  const auto keys = random_keys<K>(detail::kOneBlockMaxItems<K, uint32_t>, 91);
+  const auto keys = random_keys<K>(prims::test::one_block_limit<K, uint32_t>(), 91);
   const auto index = index_values<uint32_t>(keys.size());
   for (auto [begin_bit, end_bit] :
        {std::pair{0, 0}, std::pair{0, 1}, std::pair{3, bits - 2}, std::pair{bits / 2, bits}}) {
@@ -134,7 +134,7 @@ TYPED_TEST(RadixSortTyped, PairsStableBitRangesInPlaceOneBlock) {
 TYPED_TEST(RadixSortTyped, SkippedPassesOneBlock) {
   PRIMS_REQUIRE_GPU();
   using K = TypeParam;
-  for (size_t n : {size_t{1}, size_t{300}, detail::kOneBlockMaxItems<K, uint32_t>}) {
+  for (size_t n : {size_t{1}, size_t{300}, prims::test::one_block_limit<K, uint32_t>()}) {
     std::vector<K> small(n), equal(n, static_cast<K>(3));
     for (size_t i = 0; i < n; ++i) small[i] = static_cast<K>((i * 5) % 7);
     std::vector<K> one_apart = equal;
@@ -154,7 +154,7 @@ TYPED_TEST(RadixSortTyped, SkippedPassesOneBlock) {
 /// Every value width at the one-block limit of its key and value, with 4-byte and 8-byte keys.
 template <class K, class V>
 void check_value_type_one_block() {
-  const size_t n = detail::kOneBlockMaxItems<K, V>;
+  const size_t n = prims::test::one_block_limit<K, V>();
   const auto keys = random_keys<K>(n, sizeof(V) + sizeof(K));
   std::vector<K> few(n);
   for (size_t i = 0; i < n; ++i) few[i] = keys[i % 7];
@@ -179,7 +179,7 @@ TEST(RadixSortValues, EveryWidthOneBlock) {
 /// values V (NoValues: keys alone): OneBlock up to it, Onesweep past it.
 template <class K, class V>
 void check_auto_around_one_block_limit(SortCase c) {
-  constexpr size_t kLimit = detail::kAutoOneBlockMaxItems<K, V>;
+  constexpr size_t kLimit = prims::test::kAutoOneBlockLimit<K, V>;
   for (size_t n : {kLimit, kLimit + 1}) {
     const auto keys = random_keys<K>(n, n);
     if constexpr (detail::kHasValues<V>) {
@@ -202,15 +202,17 @@ TEST(RadixSort, AutoAroundTheOneBlockLimit) {
 TEST(RadixSort, OneBlockTakesUpToItsLimit) {
   uint32_t* keys = nullptr;
   size_t bytes = 0;
-  constexpr size_t kMax = prims::device::kOneBlockMaxItems<uint32_t>;
-  using Policy = detail::OneBlockPolicy<uint32_t, detail::NoValues>;
+  const size_t kMax = prims::test::one_block_limit<uint32_t>();
+  using Policy = detail::TuningSm90::OneBlock<uint32_t, detail::NoValues>;
+  // Keys alone take the largest shape under every table.
   EXPECT_EQ(kMax, static_cast<size_t>(Policy::largest_shape::tile_items));
+  EXPECT_EQ(kMax, prims::device::kOneBlockMaxItems<uint32_t>);
   EXPECT_EQ(cudaSuccess,
             prims::device::radix_sort_keys<RadixSortAlgorithm::OneBlock>(nullptr, bytes, keys, keys, kMax));
   EXPECT_GT(bytes, 0u);  // never 0, so a caller's allocation is never null
   EXPECT_EQ(cudaErrorInvalidValue,
             prims::device::radix_sort_keys<RadixSortAlgorithm::OneBlock>(nullptr, bytes, keys, keys, kMax + 1));
-  constexpr size_t kMaxPairs = prims::device::kOneBlockMaxItems<uint32_t, uint32_t>;
+  const size_t kMaxPairs = prims::test::one_block_limit<uint32_t, uint32_t>();
   EXPECT_EQ(cudaErrorInvalidValue, prims::device::radix_sort_pairs<RadixSortAlgorithm::OneBlock>(
                                        nullptr, bytes, keys, keys, keys, keys, kMaxPairs + 1));
 }
@@ -219,9 +221,9 @@ TEST(RadixSort, OneBlockTakesUpToItsLimit) {
 // hold three tiles and a bit.
 
 template <class K, class V>
-struct ThreeTilePortionsPolicy : detail::OnesweepPolicy<K, V> {
+struct ThreeTilePortionsPolicy : detail::TuningSm90::Onesweep<K, V> {
   static constexpr size_t portion_max_items =
-      3 * static_cast<size_t>(detail::OnesweepTile<detail::OnesweepPolicy<K, V>, K, V>::kTileItems) + 100;
+      3 * static_cast<size_t>(detail::OnesweepTile<detail::TuningSm90::Onesweep<K, V>, K, V>::kTileItems) + 100;
 };
 
 template <class K, class V = uint32_t>
@@ -229,8 +231,8 @@ void check_three_tile_portions(const std::vector<K>& keys, const std::vector<V>*
   check_sort_with(keys, values, c, [](void* temp, size_t& bytes, auto io, size_t n, Order order, int begin_bit,
                                       int end_bit) {
     using IoV = std::remove_pointer_t<decltype(io.values_out)>;
-    return detail::onesweep_sort<K, IoV, ThreeTilePortionsPolicy<K, IoV>>(temp, bytes, io, n, order, begin_bit,
-                                                                           end_bit, nullptr, nullptr);
+    return detail::onesweep_sort<detail::TuningSm90, K, IoV, ThreeTilePortionsPolicy<K, IoV>>(
+        temp, bytes, io, n, order, begin_bit, end_bit, nullptr, nullptr);
   });
 }
 
@@ -261,8 +263,8 @@ TYPED_TEST(RadixSortTyped, OnesweepAcrossPortions) {
 /// The plain calls (no algorithm named), keys alone and pairs, on both sides of Auto's one-block limit.
 template <class K, class V>
 void check_plain_calls() {
-  constexpr size_t kLimit = detail::kAutoOneBlockMaxItems<K, V>;
-  constexpr size_t kKeysLimit = detail::kAutoOneBlockMaxItems<K, detail::NoValues>;
+  constexpr size_t kLimit = prims::test::kAutoOneBlockLimit<K, V>;
+  constexpr size_t kKeysLimit = prims::test::kAutoOneBlockLimit<K, detail::NoValues>;
   for (size_t n : {size_t{0}, size_t{1}, size_t{1000}, kLimit, kLimit + 1, kKeysLimit, kKeysLimit + 1,
                    size_t{3} * kOnesweepTile + 7, kOnesweepSmallMax + 5}) {
     const auto keys = random_keys<K>(n, n + 3);
@@ -425,7 +427,7 @@ std::vector<uint32_t> distribution(const std::string& name, size_t n, uint64_t s
 TEST(RadixSortDistributions, Uint32Pairs) {
   PRIMS_REQUIRE_GPU();
   for (const char* name : {"uniform", "all_equal", "sorted", "reversed", "few_distinct", "low_entropy"}) {
-    const auto small = distribution(name, detail::kOneBlockMaxItems<uint32_t, uint32_t>, 5);
+    const auto small = distribution(name, prims::test::one_block_limit<uint32_t, uint32_t>(), 5);
     const auto small_index = index_values<uint32_t>(small.size());
     for (Order order : {Order::Ascending, Order::Descending}) {
       SCOPED_TRACE(name);
@@ -683,6 +685,19 @@ TEST(RadixSortLarge, CheckCatchesWrongMultisets) {
   const LargeCheck counted = run_large_check(d_bytes.data(), d_wrong.data(), nullptr, bytes.size());
   EXPECT_NE(counted.counts, std::vector<unsigned long long>(counted.counts.size(), 0));
   EXPECT_FALSE(std::equal(counted.counts.begin(), counted.counts.begin() + 256, counted.counts.begin() + 256));
+}
+
+/// Every tuning table on this GPU where the tables differ: Onesweep's wide digit histogram (from 2^26 keys on; the
+/// 99 KB table keeps half the counter copies), for 4- and 8-byte keys, and the hybrid sort.
+TEST(RadixSortLarge, EveryTuningTableAtTheWideHistogram) {
+  PRIMS_REQUIRE_GPU();
+  for (const auto generation : prims::test::kEveryGeneration) {
+    SCOPED_TRACE(prims::detail::generation_name(generation));
+    const prims::test::ForcedTuning forced(generation);
+    check_large<RadixSortAlgorithm::Onesweep, uint32_t>((size_t{1} << 26) + 5, false);
+    check_large<RadixSortAlgorithm::Onesweep, uint64_t>((size_t{1} << 26) + 3, false);
+    check_large<RadixSortAlgorithm::Hybrid, uint64_t>((size_t{1} << 26) + 1, true);
+  }
 }
 
 TEST(RadixSortLarge, Keys2To28Onesweep) {

@@ -15,7 +15,7 @@
 namespace {
 
 using prims::block::ReduceAlgorithm;
-using Tile = prims::detail::ReduceTile<prims::detail::ReducePolicy, int>;
+using Tile = prims::detail::ReduceTile<prims::detail::TuningSm90::Reduce, int>;
 
 /// Runs device::reduce on host[offset..offset+n) (offset shifts the device pointer off 16-byte alignment).
 template <ReduceAlgorithm ALGORITHM, class T, class Op>

@@ -41,8 +41,8 @@ constexpr size_t kGuard = 5;  // poisoned items past the end of the output that 
 template <class T>
 size_t tile_items(ScanAlgorithm algorithm) {
   using namespace prims::detail;
-  return algorithm == ScanAlgorithm::SinglePass ? ScanTile<SinglePassScanPolicy<T>, T>::tile_items
-                                                : ScanTile<ReduceThenScanPolicy, T>::tile_items;
+  return algorithm == ScanAlgorithm::SinglePass ? ScanTile<TuningSm90::SinglePassScan<T>, T>::tile_items
+                                                : ScanTile<TuningSm90::ReduceThenScan, T>::tile_items;
 }
 
 /// Sizes at the edges that matter: edge_sizes (0, 1, warp, block, tile edges, primes), look-back windows of 32
@@ -53,7 +53,8 @@ std::vector<size_t> scan_sizes(ScanAlgorithm algorithm) {
   std::vector<size_t> sizes = prims::test::edge_sizes(tile);
   int multiprocessors = 0;
   prims::check(cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount, 0), "SM count");
-  const size_t spans = static_cast<size_t>(multiprocessors) * prims::detail::ReduceThenScanPolicy::blocks_per_sm;
+  const size_t spans =
+      static_cast<size_t>(multiprocessors) * prims::detail::TuningSm90::ReduceThenScan::blocks_per_sm;
   for (size_t tiles : {size_t{32}, size_t{33}, size_t{65}, spans, spans + 1}) {
     for (long delta : {-1, 0, 1}) sizes.push_back(tiles * tile + delta);
   }
@@ -123,8 +124,8 @@ double tile_levels() {
 /// algorithms (the smaller counts tiles, the deeper one's levels count).
 template <class T>
 std::vector<double> scan_tolerance(const std::vector<T>& host, T init, size_t n) {
-  using SinglePassTile = prims::detail::ScanTile<prims::detail::SinglePassScanPolicy<T>, T>;
-  using ReduceThenScanTile = prims::detail::ScanTile<prims::detail::ReduceThenScanPolicy, T>;
+  using SinglePassTile = prims::detail::ScanTile<prims::detail::TuningSm90::SinglePassScan<T>, T>;
+  using ReduceThenScanTile = prims::detail::ScanTile<prims::detail::TuningSm90::ReduceThenScan, T>;
   const size_t small_tile = std::min<size_t>(SinglePassTile::tile_items, ReduceThenScanTile::tile_items);
   const double levels = std::max(tile_levels<SinglePassTile>(), tile_levels<ReduceThenScanTile>());
   const double log_n = std::ceil(std::log2(static_cast<double>(n) + 1));

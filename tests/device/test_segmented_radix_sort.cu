@@ -37,7 +37,7 @@ using prims::test::SortCase;
 /// local tile and the Onesweep class.
 template <class K, class V>
 struct Classes {
-  using Policy = detail::SegmentedSortPolicy<K, std::conditional_t<std::is_void_v<V>, detail::NoValues, V>>;
+  using Policy = detail::TuningSm90::SegmentedSort<K, std::conditional_t<std::is_void_v<V>, detail::NoValues, V>>;
   static constexpr size_t tiny = Policy::counting_tiny_items;
   static constexpr size_t counted = Policy::counting_max_items;
   static constexpr size_t packed16 = Policy::packed16_slot_items;
@@ -235,28 +235,31 @@ TYPED_TEST(SegmentedSortTyped, PairsStableEveryClassEdge) {
   }
 }
 
+template <class K, class V>
+cudaError_t local_class_fits(bool& fits) {
+  return detail::segmented_local_class_fits<detail::TuningSm90, K, V, detail::TuningSm90::SegmentedSort<K, V>>(fits);
+}
+
 /// Shared memory capped at the 99 KB a block of sm_86, sm_89 and sm_120 parts gets (keys alone still fit the local
 /// class there, pairs of 4-byte keys and values ask for 160 KB), then at 8 KB (no local class at all): segments the
 /// local class cannot take go to the large class, and every class edge still sorts, keys and stable pairs.
 TYPED_TEST(SegmentedSortTyped, EveryClassEdgeUnderASharedMemoryCap) {
   PRIMS_REQUIRE_GPU();
   using K = TypeParam;
+  const prims::test::ForcedTuning device_table(-1, 0);  // the device's table, uncapped, whatever the test run forces
   bool fits = false;
-  ASSERT_EQ(cudaSuccess, (detail::segmented_local_class_fits<K, uint32_t>(fits)));
+  ASSERT_EQ(cudaSuccess, (local_class_fits<K, uint32_t>(fits)));
   ASSERT_TRUE(fits) << "the local class fits an H100's block";
-  struct Cap {
-    ~Cap() { detail::shared_memory_cap_for_tests() = 0; }
-  } restore;
   const Layout l = layout(Classes<K, uint32_t>::edge_sizes(), 5, true, 11);
   const auto keys = random_keys<K>(l.n, l.n);
   const auto few = few_distinct(random_keys<K>(l.n, 3), 5);
   for (size_t cap : {size_t{99} * 1024, size_t{8} * 1024}) {
     SCOPED_TRACE("shared memory cap " + std::to_string(cap));
-    detail::shared_memory_cap_for_tests() = cap;
+    const prims::test::ForcedTuning capped(-1, cap);
     if (cap == 8 * 1024) {
-      ASSERT_EQ(cudaSuccess, (detail::segmented_local_class_fits<K, detail::NoValues>(fits)));
+      ASSERT_EQ(cudaSuccess, (local_class_fits<K, detail::NoValues>(fits)));
       ASSERT_FALSE(fits) << "under the cap the local class is off";
-      ASSERT_EQ(cudaSuccess, (detail::segmented_local_class_fits<K, uint32_t>(fits)));
+      ASSERT_EQ(cudaSuccess, (local_class_fits<K, uint32_t>(fits)));
       ASSERT_FALSE(fits);
     }
     for (Order order : {Order::Ascending, Order::Descending}) {

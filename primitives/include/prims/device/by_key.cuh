@@ -19,6 +19,7 @@
 #include <type_traits>
 
 #include "prims/device/detail/by_key_kernels.cuh"
+#include "prims/device/detail/tuning.cuh"
 #include "prims/util/ops.cuh"
 
 namespace prims::device {
@@ -31,9 +32,12 @@ cudaError_t reduce_by_key(void* temp, size_t& temp_bytes, KeyIt keys_in, KeyOut 
                           ValOut aggregates_out, size_t* num_runs, size_t n, Op op, Eq eq = {},
                           cudaStream_t s = 0) {
   using V = std::remove_cv_t<typename std::iterator_traits<ValIt>::value_type>;
-  return prims::detail::dispatch_by_key<prims::detail::ByKeyPolicy, prims::detail::ByKeyMode::Reduce, V>(
-      temp, temp_bytes, keys_in, values_in, unique_keys_out, aggregates_out, num_runs, n, op, eq, V{}, s,
-      "reduce_by_key");
+  return prims::detail::with_tuning([&](auto table) {
+    using Policy = typename decltype(table)::ByKey;
+    return prims::detail::dispatch_by_key<Policy, prims::detail::ByKeyMode::Reduce, V>(
+        temp, temp_bytes, keys_in, values_in, unique_keys_out, aggregates_out, num_runs, n, op, eq, V{}, s,
+        "reduce_by_key");
+  });
 }
 
 /// values_out[i] = the op-reduction of values_in over i's run up to and including i. values_out may be
@@ -42,9 +46,12 @@ template <class KeyIt, class ValIt, class OutIt, class Op, class Eq = prims::Equ
 cudaError_t inclusive_scan_by_key(void* temp, size_t& temp_bytes, KeyIt keys, ValIt values_in, OutIt values_out,
                                   size_t n, Op op, Eq eq = {}, cudaStream_t s = 0) {
   using V = std::remove_cv_t<typename std::iterator_traits<ValIt>::value_type>;
-  return prims::detail::dispatch_by_key<prims::detail::ByKeyPolicy, prims::detail::ByKeyMode::ScanInclusive, V>(
-      temp, temp_bytes, keys, values_in, static_cast<V*>(nullptr), values_out, nullptr, n, op, eq, V{}, s,
-      "inclusive_scan_by_key");
+  return prims::detail::with_tuning([&](auto table) {
+    using Policy = typename decltype(table)::ByKey;
+    return prims::detail::dispatch_by_key<Policy, prims::detail::ByKeyMode::ScanInclusive, V>(
+        temp, temp_bytes, keys, values_in, static_cast<V*>(nullptr), values_out, nullptr, n, op, eq, V{}, s,
+        "inclusive_scan_by_key");
+  });
 }
 
 /// values_out[i] = init op (the op-reduction of values_in over i's run before i): init where i starts its run.
@@ -53,9 +60,12 @@ template <class KeyIt, class ValIt, class OutIt, class Op, class T, class Eq = p
 cudaError_t exclusive_scan_by_key(void* temp, size_t& temp_bytes, KeyIt keys, ValIt values_in, OutIt values_out,
                                   size_t n, Op op, T init, Eq eq = {}, cudaStream_t s = 0) {
   using V = std::remove_cv_t<typename std::iterator_traits<ValIt>::value_type>;
-  return prims::detail::dispatch_by_key<prims::detail::ByKeyPolicy, prims::detail::ByKeyMode::ScanExclusive, V>(
-      temp, temp_bytes, keys, values_in, static_cast<V*>(nullptr), values_out, nullptr, n, op, eq,
-      static_cast<V>(init), s, "exclusive_scan_by_key");
+  return prims::detail::with_tuning([&](auto table) {
+    using Policy = typename decltype(table)::ByKey;
+    return prims::detail::dispatch_by_key<Policy, prims::detail::ByKeyMode::ScanExclusive, V>(
+        temp, temp_bytes, keys, values_in, static_cast<V*>(nullptr), values_out, nullptr, n, op, eq,
+        static_cast<V>(init), s, "exclusive_scan_by_key");
+  });
 }
 
 }  // namespace prims::device

@@ -15,6 +15,7 @@
 #include <cstddef>
 
 #include "prims/device/detail/histogram_kernels.cuh"
+#include "prims/device/detail/tuning.cuh"
 
 namespace prims::device {
 
@@ -26,9 +27,12 @@ template <class SampleIt, class Counter, class Level>
 cudaError_t histogram_even(void* temp, size_t& temp_bytes, SampleIt samples, Counter* histogram, int num_bins,
                            Level lower, Level upper, size_t n, cudaStream_t s = 0) {
   if (temp != nullptr && !(lower < upper)) return prims::detail::invalid_value("histogram_even: lower >= upper");
-  return prims::detail::dispatch_histogram<prims::detail::HistogramPolicy>(
-      temp, temp_bytes, samples, histogram, n, prims::detail::EvenBinning<Level>::make(lower, upper, num_bins), s,
-      "histogram_even");
+  return prims::detail::with_tuning([&](auto table) {
+    using Policy = typename decltype(table)::Histogram;
+    return prims::detail::dispatch_histogram<Policy>(
+        temp, temp_bytes, samples, histogram, n, prims::detail::EvenBinning<Level>::make(lower, upper, num_bins), s,
+        "histogram_even");
+  });
 }
 
 /// Bin i is [levels[i], levels[i + 1]) for num_bins + 1 ascending levels in device memory.
@@ -36,9 +40,12 @@ template <class SampleIt, class Counter, class Level>
 cudaError_t histogram_range(void* temp, size_t& temp_bytes, SampleIt samples, Counter* histogram, int num_bins,
                             const Level* levels, size_t n, cudaStream_t s = 0) {
   if (temp != nullptr && levels == nullptr) return prims::detail::invalid_value("histogram_range: levels is null");
-  return prims::detail::dispatch_histogram<prims::detail::HistogramPolicy>(
-      temp, temp_bytes, samples, histogram, n, prims::detail::RangeBinning<Level>{levels, num_bins}, s,
-      "histogram_range");
+  return prims::detail::with_tuning([&](auto table) {
+    using Policy = typename decltype(table)::Histogram;
+    return prims::detail::dispatch_histogram<Policy>(
+        temp, temp_bytes, samples, histogram, n, prims::detail::RangeBinning<Level>{levels, num_bins}, s,
+        "histogram_range");
+  });
 }
 
 }  // namespace prims::device

@@ -42,24 +42,19 @@ cudaError_t radix_partition(void* temp, size_t& temp_bytes, PassBuffers<K, V> io
                               n, stream);
 }
 
-/// Up to this many items the plain partition runs TileCounts, above it Onesweep: the faster of the two, but for the
-/// smallest inputs, where Onesweep's small tiles lead by a little. A single pass pays Onesweep's histogram and
-/// look-back set-up without the passes that amortize them in a sort. Depends on n alone, so the size query and the
-/// run agree.
-/// Chosen with bench/bench_partition (docs/design-notes.md, "Radix partition").
-template <class V>
-inline constexpr size_t kPartitionTileCountsMaxItems = kHasValues<V> ? size_t{1} << 23 : size_t{1} << 24;
-
+/// TileCounts up to the table's RadixPartition<V>::tile_counts_max_items, Onesweep above.
 template <class K, class V>
 cudaError_t radix_partition_default(void* temp, size_t& temp_bytes, PassBuffers<K, V> io, size_t n,
                                     size_t* bucket_offsets, int begin_bit, int end_bit, Order order,
                                     cudaStream_t stream) {
-  if (n <= kPartitionTileCountsMaxItems<V>) {
-    return radix_partition<device::RadixSortAlgorithm::TileCounts>(temp, temp_bytes, io, n, bucket_offsets,
-                                                                   begin_bit, end_bit, order, stream);
-  }
-  return radix_partition<device::RadixSortAlgorithm::Onesweep>(temp, temp_bytes, io, n, bucket_offsets, begin_bit,
-                                                               end_bit, order, stream);
+  return with_tuning([&](auto table) {
+    if (n <= decltype(table)::template RadixPartition<V>::tile_counts_max_items) {
+      return radix_partition<device::RadixSortAlgorithm::TileCounts>(temp, temp_bytes, io, n, bucket_offsets,
+                                                                     begin_bit, end_bit, order, stream);
+    }
+    return radix_partition<device::RadixSortAlgorithm::Onesweep>(temp, temp_bytes, io, n, bucket_offsets, begin_bit,
+                                                                 end_bit, order, stream);
+  });
 }
 
 }  // namespace prims::detail

@@ -54,7 +54,8 @@ enum class RadixSortAlgorithm {
   /// Onesweep: all digit histograms in one read, then one launch a pass that ranks, looks back across tiles for
   /// its offsets and scatters. Passes whose keys all share a digit only copy.
   Onesweep,
-  /// One block sorts everything in shared memory, one launch; n above kOneBlockMaxItems is cudaErrorInvalidValue.
+  /// One block sorts everything in shared memory, one launch; n above the device's one_block_max_items (at most
+  /// kOneBlockMaxItems) is cudaErrorInvalidValue.
   OneBlock,
   /// Most significant digits first: Onesweep passes over the top bits until the average bucket holds 8 keys,
   /// then the segmented sort sorts every bucket at once. For 64-bit keys spread evenly over their range; slower
@@ -65,10 +66,21 @@ enum class RadixSortAlgorithm {
   Auto,
 };
 
-/// The most keys RadixSortAlgorithm::OneBlock sorts, for keys K and values V (NoValues: keys only).
-/// Example: `if (n <= prims::device::kOneBlockMaxItems<uint32_t>) ...` (16384 on Hopper).
+/// The most keys RadixSortAlgorithm::OneBlock sorts, for keys K and values V (NoValues: keys only), on GPUs with
+/// 163 KB of shared memory a block or more (A100, H100, B200). Parts with 99 KB take as many keys alone but fewer
+/// pairs: one_block_max_items tells the current device's limit.
+/// Example: `if (n <= prims::device::kOneBlockMaxItems<uint32_t>) ...` (16384).
 template <class K, class V = detail::NoValues>
-inline constexpr size_t kOneBlockMaxItems = detail::kOneBlockMaxItems<K, V>;
+inline constexpr size_t kOneBlockMaxItems = detail::one_block_max_items<detail::TuningSm90, K, V>();
+
+/// The most keys RadixSortAlgorithm::OneBlock takes on the current device, for keys K and values V.
+template <class K, class V = detail::NoValues>
+cudaError_t one_block_max_items(size_t& items) {
+  return detail::with_tuning([&](auto table) {
+    items = detail::one_block_max_items<decltype(table), K, V>();
+    return cudaSuccess;
+  });
+}
 
 }  // namespace prims::device
 
@@ -77,6 +89,32 @@ namespace prims::detail {
 /// The sort with the algorithm chosen at compile time: an explicit TileCounts call compiles no Onesweep kernel.
 /// With `bucket_offsets` (one pass only: end_bit - begin_bit <= 8), also writes where each digit's keys start,
 /// then n (the partition).
+/// The sort under a table (see with_tuning, detail/tuning.cuh).
+template <device::RadixSortAlgorithm ALGORITHM, class Table, class K, class V>
+cudaError_t radix_sort_with(void* temp, size_t& temp_bytes, PassBuffers<K, V> io, size_t n, Order order,
+                            int begin_bit, int end_bit, size_t* bucket_offsets, cudaStream_t stream) {
+  using device::RadixSortAlgorithm;
+  if constexpr (ALGORITHM == RadixSortAlgorithm::Auto) {
+    // One of the two, by n alone, so the size query and the run agree.
+    if (n <= one_block_auto_max_items<Table, K, V>()) {
+      return radix_sort_with<RadixSortAlgorithm::OneBlock, Table>(temp, temp_bytes, io, n, order, begin_bit, end_bit,
+                                                                  bucket_offsets, stream);
+    }
+    return radix_sort_with<RadixSortAlgorithm::Onesweep, Table>(temp, temp_bytes, io, n, order, begin_bit, end_bit,
+                                                                bucket_offsets, stream);
+  } else if constexpr (ALGORITHM == RadixSortAlgorithm::Hybrid) {
+    if (bucket_offsets != nullptr) return invalid_value("RadixSortAlgorithm::Hybrid cannot report bucket offsets");
+    return hybrid_sort<Table>(temp, temp_bytes, io, n, order, begin_bit, end_bit, stream);
+  } else if constexpr (ALGORITHM == RadixSortAlgorithm::OneBlock) {
+    if (bucket_offsets != nullptr) return invalid_value("RadixSortAlgorithm::OneBlock cannot report bucket offsets");
+    return one_block_sort<Table>(temp, temp_bytes, io, n, order, begin_bit, end_bit, stream);
+  } else if constexpr (ALGORITHM == RadixSortAlgorithm::Onesweep) {
+    return onesweep_sort_for_size<Table>(temp, temp_bytes, io, n, order, begin_bit, end_bit, bucket_offsets, stream);
+  } else {
+    return tile_counts_sort<Table>(temp, temp_bytes, io, n, order, begin_bit, end_bit, bucket_offsets, stream);
+  }
+}
+
 template <device::RadixSortAlgorithm ALGORITHM, class K, class V>
 cudaError_t radix_sort(void* temp, size_t& temp_bytes, PassBuffers<K, V> io, size_t n, Order order, int begin_bit,
                        int end_bit, size_t* bucket_offsets, cudaStream_t stream) {
@@ -87,26 +125,10 @@ cudaError_t radix_sort(void* temp, size_t& temp_bytes, PassBuffers<K, V> io, siz
     return invalid_value("radix_sort: bit range [%d, %d) is not inside a %d-bit key", begin_bit, end_bit,
                          RadixKey<K>::kBits);
   }
-  if constexpr (ALGORITHM == device::RadixSortAlgorithm::Auto) {
-    // One of the two, by n alone, so the size query and the run agree.
-    using device::RadixSortAlgorithm;
-    if (n <= kAutoOneBlockMaxItems<K, V>) {
-      return radix_sort<RadixSortAlgorithm::OneBlock>(temp, temp_bytes, io, n, order, begin_bit, end_bit,
-                                                      bucket_offsets, stream);
-    }
-    return radix_sort<RadixSortAlgorithm::Onesweep>(temp, temp_bytes, io, n, order, begin_bit, end_bit,
-                                                    bucket_offsets, stream);
-  } else if constexpr (ALGORITHM == device::RadixSortAlgorithm::Hybrid) {
-    if (bucket_offsets != nullptr) return invalid_value("RadixSortAlgorithm::Hybrid cannot report bucket offsets");
-    return hybrid_sort(temp, temp_bytes, io, n, order, begin_bit, end_bit, stream);
-  } else if constexpr (ALGORITHM == device::RadixSortAlgorithm::OneBlock) {
-    if (bucket_offsets != nullptr) return invalid_value("RadixSortAlgorithm::OneBlock cannot report bucket offsets");
-    return one_block_sort(temp, temp_bytes, io, n, order, begin_bit, end_bit, stream);
-  } else if constexpr (ALGORITHM == device::RadixSortAlgorithm::Onesweep) {
-    return onesweep_sort_for_size(temp, temp_bytes, io, n, order, begin_bit, end_bit, bucket_offsets, stream);
-  } else {
-    return tile_counts_sort(temp, temp_bytes, io, n, order, begin_bit, end_bit, bucket_offsets, stream);
-  }
+  return with_tuning([&](auto table) {
+    return radix_sort_with<ALGORITHM, decltype(table)>(temp, temp_bytes, io, n, order, begin_bit, end_bit,
+                                                       bucket_offsets, stream);
+  });
 }
 
 }  // namespace prims::detail

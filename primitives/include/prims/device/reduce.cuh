@@ -18,6 +18,7 @@
 #include "prims/block/reduce.cuh"
 #include "prims/device/detail/reduce_kernels.cuh"
 #include "prims/device/detail/staged_input.cuh"
+#include "prims/device/detail/tuning.cuh"
 #include "prims/util/device_properties.cuh"
 #include "prims/util/error.cuh"
 #include "prims/util/ops.cuh"
@@ -73,7 +74,10 @@ namespace prims::device {
 template <block::ReduceAlgorithm ALGORITHM, class T, class Op>
 cudaError_t reduce(void* temp, size_t& temp_bytes, const T* in, T* out, size_t n, Op op, T init,
                    cudaStream_t stream = 0) {
-  return detail::dispatch_reduce<detail::ReducePolicy, ALGORITHM>(temp, temp_bytes, in, out, n, op, init, stream);
+  return detail::with_tuning([&](auto table) {
+    using Policy = typename decltype(table)::Reduce;
+    return detail::dispatch_reduce<Policy, ALGORITHM>(temp, temp_bytes, in, out, n, op, init, stream);
+  });
 }
 
 /// op(init, in[0] op ... op in[n-1]) into *out. n == 0 writes init.

@@ -15,6 +15,7 @@
 #include <type_traits>
 
 #include "prims/device/detail/by_key_kernels.cuh"
+#include "prims/device/detail/tuning.cuh"
 #include "prims/util/ops.cuh"
 
 namespace prims::detail {
@@ -34,9 +35,12 @@ cudaError_t run_length_encode(void* temp, size_t& temp_bytes, InIt in, UniqueOut
                               size_t* num_runs, size_t n, cudaStream_t s = 0) {
   using Length = prims::detail::RunLengthOf<CountOut>;
   const prims::detail::ConstantIterator<Length> ones{Length{1}};
-  return prims::detail::dispatch_by_key<prims::detail::ByKeyPolicy, prims::detail::ByKeyMode::Reduce, Length>(
-      temp, temp_bytes, in, ones, unique_out, counts_out, num_runs, n, prims::Sum{}, prims::Equal{}, Length{}, s,
-      "run_length_encode");
+  return prims::detail::with_tuning([&](auto table) {
+    using Policy = typename decltype(table)::ByKey;
+    return prims::detail::dispatch_by_key<Policy, prims::detail::ByKeyMode::Reduce, Length>(
+        temp, temp_bytes, in, ones, unique_out, counts_out, num_runs, n, prims::Sum{}, prims::Equal{}, Length{}, s,
+        "run_length_encode");
+  });
 }
 
 /// The runs longer than one only: run i's start (its first item's position) to offsets_out[i], its length to
@@ -48,9 +52,12 @@ cudaError_t non_trivial_runs(void* temp, size_t& temp_bytes, InIt in, OffsetOut 
                              size_t* num_runs, size_t n, cudaStream_t s = 0) {
   using Length = prims::detail::RunLengthOf<LengthOut>;
   const prims::detail::ConstantIterator<Length> ones{Length{1}};
-  return prims::detail::dispatch_by_key<prims::detail::ByKeyPolicy, prims::detail::ByKeyMode::NonTrivialRuns, Length>(
-      temp, temp_bytes, in, ones, offsets_out, lengths_out, num_runs, n, prims::Sum{}, prims::Equal{}, Length{}, s,
-      "non_trivial_runs");
+  return prims::detail::with_tuning([&](auto table) {
+    using Policy = typename decltype(table)::ByKey;
+    return prims::detail::dispatch_by_key<Policy, prims::detail::ByKeyMode::NonTrivialRuns, Length>(
+        temp, temp_bytes, in, ones, offsets_out, lengths_out, num_runs, n, prims::Sum{}, prims::Equal{}, Length{}, s,
+        "non_trivial_runs");
+  });
 }
 
 }  // namespace prims::device

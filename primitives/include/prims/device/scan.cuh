@@ -23,6 +23,7 @@
 
 #include "prims/device/detail/scan_kernels.cuh"
 #include "prims/device/detail/staged_input.cuh"
+#include "prims/device/detail/tuning.cuh"
 #include "prims/util/device_properties.cuh"
 #include "prims/util/error.cuh"
 #include "prims/util/launch.cuh"
@@ -104,11 +105,16 @@ cudaError_t dispatch_reduce_then_scan(void* temp, size_t& temp_bytes, const T* i
 template <device::ScanAlgorithm ALGORITHM, bool EXCLUSIVE, class T, class Op>
 cudaError_t scan(void* temp, size_t& temp_bytes, const T* in, T* out, size_t n, Op op, Maybe<T> seed,
                  cudaStream_t stream) {
-  if constexpr (ALGORITHM == device::ScanAlgorithm::SinglePass) {
-    return dispatch_single_pass<SinglePassScanPolicy<T>, EXCLUSIVE>(temp, temp_bytes, in, out, n, op, seed, stream);
-  } else {
-    return dispatch_reduce_then_scan<ReduceThenScanPolicy, EXCLUSIVE>(temp, temp_bytes, in, out, n, op, seed, stream);
-  }
+  return with_tuning([&](auto table) {
+    using Table = decltype(table);
+    if constexpr (ALGORITHM == device::ScanAlgorithm::SinglePass) {
+      using Policy = typename Table::template SinglePassScan<T>;
+      return dispatch_single_pass<Policy, EXCLUSIVE>(temp, temp_bytes, in, out, n, op, seed, stream);
+    } else {
+      using Policy = typename Table::ReduceThenScan;
+      return dispatch_reduce_then_scan<Policy, EXCLUSIVE>(temp, temp_bytes, in, out, n, op, seed, stream);
+    }
+  });
 }
 
 template <bool EXCLUSIVE, class T, class Op>

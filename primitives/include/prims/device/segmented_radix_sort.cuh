@@ -25,6 +25,7 @@
 #include <cstddef>
 
 #include "prims/device/detail/segmented_radix_sort_kernels.cuh"
+#include "prims/device/detail/tuning.cuh"
 #include "prims/device/radix_sort.cuh"
 
 namespace prims::device {
@@ -42,8 +43,10 @@ cudaError_t segmented_radix_sort_keys(void* temp, size_t& temp_bytes, const K* k
                                       Order order = Order::Ascending, int begin_bit = 0, int end_bit = 8 * sizeof(K),
                                       cudaStream_t s = 0) {
   const detail::PassBuffers<K, detail::NoValues> io{keys_in, keys_out, nullptr, nullptr};
-  return detail::segmented_radix_sort(temp, temp_bytes, io, n, num_segments, begin_offsets, end_offsets, order,
-                                      begin_bit, end_bit, s);
+  return detail::with_tuning([&](auto table) {
+    return detail::segmented_radix_sort<decltype(table)>(temp, temp_bytes, io, n, num_segments, begin_offsets,
+                                                         end_offsets, order, begin_bit, end_bit, s);
+  });
 }
 
 /// Sorts the (key, value) pairs of each segment by key, stably: equal keys keep their values' input order.
@@ -61,8 +64,10 @@ cudaError_t segmented_radix_sort_pairs(void* temp, size_t& temp_bytes, const K* 
                                        Order order = Order::Ascending, int begin_bit = 0,
                                        int end_bit = 8 * sizeof(K), cudaStream_t s = 0) {
   const detail::PassBuffers<K, V> io{keys_in, keys_out, values_in, values_out};
-  return detail::segmented_radix_sort(temp, temp_bytes, io, n, num_segments, begin_offsets, end_offsets, order,
-                                      begin_bit, end_bit, s);
+  return detail::with_tuning([&](auto table) {
+    return detail::segmented_radix_sort<decltype(table)>(temp, temp_bytes, io, n, num_segments, begin_offsets,
+                                                         end_offsets, order, begin_bit, end_bit, s);
+  });
 }
 
 }  // namespace prims::device

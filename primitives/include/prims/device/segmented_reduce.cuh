@@ -15,6 +15,7 @@
 #include <cstddef>
 
 #include "prims/device/detail/segmented_reduce_kernels.cuh"
+#include "prims/device/detail/tuning.cuh"
 #include "prims/util/ops.cuh"
 
 namespace prims::device {
@@ -24,8 +25,11 @@ template <class InIt, class OutIt, class Offset, class Op, class T>
 cudaError_t segmented_reduce(void* temp, size_t& temp_bytes, InIt in, OutIt out, size_t num_segments,
                              const Offset* begin_offsets, const Offset* end_offsets, Op op, T init,
                              cudaStream_t s = 0) {
-  return prims::detail::dispatch_segmented_reduce<prims::detail::SegmentedReducePolicy>(
-      temp, temp_bytes, in, out, num_segments, begin_offsets, end_offsets, op, init, s);
+  return prims::detail::with_tuning([&](auto table) {
+    using Policy = typename decltype(table)::SegmentedReduce;
+    return prims::detail::dispatch_segmented_reduce<Policy>(
+        temp, temp_bytes, in, out, num_segments, begin_offsets, end_offsets, op, init, s);
+  });
 }
 
 }  // namespace prims::device

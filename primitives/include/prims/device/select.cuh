@@ -19,6 +19,7 @@
 #include <cstddef>
 
 #include "prims/device/detail/select_kernels.cuh"
+#include "prims/device/detail/tuning.cuh"
 #include "prims/util/ops.cuh"
 
 namespace prims::device {
@@ -29,8 +30,12 @@ template <class InIt, class OutIt, class Pred>
 cudaError_t select_if(void* temp, size_t& temp_bytes, InIt in, OutIt out, size_t* num_selected, size_t n, Pred pred,
                       cudaStream_t s = 0) {
   using T = prims::detail::ItemOf<InIt>;
-  return prims::detail::dispatch_select<prims::detail::SelectPolicy<T>>(temp, temp_bytes, in, out, num_selected, n,
-                                                          prims::detail::KeepIf<Pred>{pred}, prims::detail::NoSelectValues{}, s, "select_if");
+  return prims::detail::with_tuning([&](auto table) {
+    using Policy = typename decltype(table)::template Select<T>;
+    return prims::detail::dispatch_select<Policy>(temp, temp_bytes, in, out, num_selected, n,
+                                                  prims::detail::KeepIf<Pred>{pred}, prims::detail::NoSelectValues{},
+                                                  s, "select_if");
+  });
 }
 
 /// Keeps the items whose flag (flags[i]) differs from a value-initialized flag: nonzero numbers, true.
@@ -38,8 +43,12 @@ template <class InIt, class FlagIt, class OutIt>
 cudaError_t select_flagged(void* temp, size_t& temp_bytes, InIt in, FlagIt flags, OutIt out, size_t* num_selected,
                            size_t n, cudaStream_t s = 0) {
   using T = prims::detail::ItemOf<InIt>;
-  return prims::detail::dispatch_select<prims::detail::SelectPolicy<T>>(temp, temp_bytes, in, out, num_selected, n,
-                                                          prims::detail::KeepFlagged<FlagIt>{flags}, prims::detail::NoSelectValues{}, s, "select_flagged");
+  return prims::detail::with_tuning([&](auto table) {
+    using Policy = typename decltype(table)::template Select<T>;
+    return prims::detail::dispatch_select<Policy>(temp, temp_bytes, in, out, num_selected, n,
+                                                  prims::detail::KeepFlagged<FlagIt>{flags},
+                                                  prims::detail::NoSelectValues{}, s, "select_flagged");
+  });
 }
 
 /// Partitions by pred, stable on both sides: out[0, k) the items with pred(item) true, out[k, n) the others, each
@@ -50,8 +59,11 @@ template <class InIt, class OutIt, class Pred>
 cudaError_t partition_if(void* temp, size_t& temp_bytes, InIt in, OutIt out, size_t* num_selected, size_t n,
                          Pred pred, cudaStream_t s = 0) {
   using T = prims::detail::ItemOf<InIt>;
-  return prims::detail::dispatch_partition<prims::detail::SelectPolicy<T>>(temp, temp_bytes, in, out, num_selected,
-                                                                           n, pred, s, "partition_if");
+  return prims::detail::with_tuning([&](auto table) {
+    using Policy = typename decltype(table)::template Select<T>;
+    return prims::detail::dispatch_partition<Policy>(temp, temp_bytes, in, out, num_selected, n, pred, s,
+                                                     "partition_if");
+  });
 }
 
 /// Keeps the first item of every run of consecutive items equal under eq (eq(earlier, later)).
@@ -59,8 +71,12 @@ template <class InIt, class OutIt, class Eq = prims::Equal>
 cudaError_t unique(void* temp, size_t& temp_bytes, InIt in, OutIt out, size_t* num_selected, size_t n, Eq eq = {},
                    cudaStream_t s = 0) {
   using T = prims::detail::ItemOf<InIt>;
-  return prims::detail::dispatch_select<prims::detail::SelectPolicy<T>>(temp, temp_bytes, in, out, num_selected, n,
-                                                          prims::detail::KeepUnique<Eq>{eq}, prims::detail::NoSelectValues{}, s, "unique");
+  return prims::detail::with_tuning([&](auto table) {
+    using Policy = typename decltype(table)::template Select<T>;
+    return prims::detail::dispatch_select<Policy>(temp, temp_bytes, in, out, num_selected, n,
+                                                  prims::detail::KeepUnique<Eq>{eq}, prims::detail::NoSelectValues{},
+                                                  s, "unique");
+  });
 }
 
 /// Keeps the first key of every run of consecutive keys equal under eq (eq(earlier, later)), and its value: the
@@ -71,9 +87,13 @@ cudaError_t unique_by_key(void* temp, size_t& temp_bytes, KeyIt keys_in, ValIt v
                           ValOut values_out, size_t* num_selected, size_t n, Eq eq = {}, cudaStream_t s = 0) {
   using K = prims::detail::ItemOf<KeyIt>;
   using V = prims::detail::ItemOf<ValIt>;
-  return prims::detail::dispatch_select<prims::detail::SelectByKeyPolicy<K, V>>(
-      temp, temp_bytes, keys_in, keys_out, num_selected, n, prims::detail::KeepUnique<Eq>{eq},
-      prims::detail::SelectValues<ValIt, ValOut>{values_in, values_out}, s, "unique_by_key");
+  return prims::detail::with_tuning([&](auto table) {
+    using Policy = typename decltype(table)::template SelectByKey<K, V>;
+    return prims::detail::dispatch_select<Policy>(temp, temp_bytes, keys_in, keys_out, num_selected, n,
+                                                  prims::detail::KeepUnique<Eq>{eq},
+                                                  prims::detail::SelectValues<ValIt, ValOut>{values_in, values_out},
+                                                  s, "unique_by_key");
+  });
 }
 
 }  // namespace prims::device

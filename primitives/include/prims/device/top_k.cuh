@@ -27,6 +27,7 @@
 
 #include "prims/device/detail/segmented_top_k_kernels.cuh"
 #include "prims/device/detail/top_k_kernels.cuh"
+#include "prims/device/detail/tuning.cuh"
 
 namespace prims::device {
 
@@ -36,7 +37,9 @@ template <class K>
 cudaError_t top_k_keys(void* temp, size_t& temp_bytes, const K* keys_in, K* keys_out, size_t n, size_t k,
                        Order order = Order::Descending, cudaStream_t s = 0) {
   const detail::PassBuffers<K, detail::NoValues> io{keys_in, keys_out, nullptr, nullptr};
-  return detail::top_k<K, detail::NoValues>(temp, temp_bytes, io, n, k, order, s);
+  return detail::with_tuning([&](auto table) {
+    return detail::top_k<decltype(table), K, detail::NoValues>(temp, temp_bytes, io, n, k, order, s);
+  });
 }
 
 /// top_k_keys with each key's value carried along into values_out.
@@ -46,7 +49,8 @@ template <class K, class V>
 cudaError_t top_k_pairs(void* temp, size_t& temp_bytes, const K* keys_in, K* keys_out, const V* values_in,
                         V* values_out, size_t n, size_t k, Order order = Order::Descending, cudaStream_t s = 0) {
   const detail::PassBuffers<K, V> io{keys_in, keys_out, values_in, values_out};
-  return detail::top_k<K, V>(temp, temp_bytes, io, n, k, order, s);
+  return detail::with_tuning(
+      [&](auto table) { return detail::top_k<decltype(table), K, V>(temp, temp_bytes, io, n, k, order, s); });
 }
 
 /// Per segment [begin_offsets[i], end_offsets[i]): its min(k, length) largest keys (Descending) or smallest
@@ -59,8 +63,10 @@ cudaError_t segmented_top_k_keys(void* temp, size_t& temp_bytes, const K* keys_i
                                  size_t num_segments, const Offset* begin_offsets, const Offset* end_offsets,
                                  size_t k, Order order = Order::Descending, cudaStream_t s = 0) {
   const detail::PassBuffers<K, detail::NoValues> io{keys_in, keys_out, nullptr, nullptr};
-  return detail::segmented_top_k<K, detail::NoValues, Offset>(temp, temp_bytes, io, num_segments, begin_offsets,
-                                                              end_offsets, k, order, s);
+  return detail::with_tuning([&](auto table) {
+    return detail::segmented_top_k<decltype(table), K, detail::NoValues, Offset>(temp, temp_bytes, io, num_segments,
+                                                                               begin_offsets, end_offsets, k, order, s);
+  });
 }
 
 /// segmented_top_k_keys with each key's value carried along into values_out (values_in holding each item's index
@@ -71,8 +77,10 @@ cudaError_t segmented_top_k_pairs(void* temp, size_t& temp_bytes, const K* keys_
                                   const Offset* begin_offsets, const Offset* end_offsets, size_t k,
                                   Order order = Order::Descending, cudaStream_t s = 0) {
   const detail::PassBuffers<K, V> io{keys_in, keys_out, values_in, values_out};
-  return detail::segmented_top_k<K, V, Offset>(temp, temp_bytes, io, num_segments, begin_offsets, end_offsets, k,
-                                               order, s);
+  return detail::with_tuning([&](auto table) {
+    return detail::segmented_top_k<decltype(table), K, V, Offset>(temp, temp_bytes, io, num_segments, begin_offsets,
+                                                                end_offsets, k, order, s);
+  });
 }
 
 }  // namespace prims::device

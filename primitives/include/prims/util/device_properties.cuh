@@ -36,6 +36,24 @@ inline cudaError_t multiprocessor_count(int& count) {
   return cached_device_attribute<cudaDevAttrMultiProcessorCount>(count);
 }
 
+/// The compute capability of the current device as major * 10 + minor (90 for an H100).
+inline cudaError_t compute_capability(int& capability) {
+  static std::atomic<int> cache[kMaxCachedDevices] = {};
+  int device = 0;
+  PRIMS_TRY(cudaGetDevice(&device));
+  if (device < kMaxCachedDevices) {
+    capability = cache[device].load(std::memory_order_relaxed);
+    if (capability > 0) return cudaSuccess;
+  }
+  int major = 0;
+  int minor = 0;
+  PRIMS_TRY(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
+  PRIMS_TRY(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device));
+  capability = major * 10 + minor;
+  if (device < kMaxCachedDevices) cache[device].store(capability, std::memory_order_relaxed);
+  return cudaSuccess;
+}
+
 /// A cap on the shared memory a block may use, below the device's own, for tests: set it to 99 KB on an H100 and
 /// the library takes the paths it takes on a GPU with that much (an RTX 4090, an L40S). 0 (the default): no cap.
 inline std::atomic<size_t>& shared_memory_cap_for_tests() {

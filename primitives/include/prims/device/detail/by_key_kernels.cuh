@@ -33,25 +33,6 @@
 
 namespace prims::detail {
 
-/// Tuning of the by-key family on Hopper: 256 threads, 160 bytes of keys and values a thread (20 items of 4-byte
-/// keys and values: larger tiles shorten the chain of look-backs), registers capped for 3 blocks an SM, loads and
-/// stores marked last use (as the scan's), look-back as the scan's. Chosen with bench/bench_by_key
-/// (docs/design-notes.md, "By key").
-struct ByKeyPolicySm90 {
-  static constexpr int block_threads = 256;
-  static constexpr int bytes_per_thread = 160;
-  static constexpr int max_items_per_thread = 20;
-  static constexpr int min_blocks_per_sm = 3;
-  static constexpr unsigned look_back_wait_ns = 64;
-  static constexpr int look_back_tiles_per_lane = 1;
-  static constexpr int status_slot_bytes = 32;
-  static constexpr CacheHint load_hint = CacheHint::LastUse;
-  static constexpr CacheHint store_hint = CacheHint::LastUse;
-};
-
-/// The policy for the architecture the library is built for; one entry today.
-using ByKeyPolicy = ByKeyPolicySm90;
-
 /// A stretch of items under the segmented operator: the heads in it, and the reduction of its items after its
 /// last head (of all of them where it holds none). Heads are counted in 32 bits where n allows: a pair of 4-byte
 /// values then fits the look-back's single 16-byte status word, and the block scan moves half the bytes.

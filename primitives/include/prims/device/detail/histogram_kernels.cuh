@@ -23,16 +23,6 @@
 
 namespace prims::detail {
 
-/// Tuning of the histograms on Hopper: 256 threads, 16 samples a thread in flight. Chosen with
-/// bench/bench_histogram (docs/design-notes.md, "Histograms").
-struct HistogramPolicySm90 {
-  static constexpr int block_threads = 256;
-  static constexpr int items_per_thread = 16;
-};
-
-/// The policy for the architecture the library is built for; one entry today.
-using HistogramPolicy = HistogramPolicySm90;
-
 /// histogram_even's binning, set up once on the host (make): the bin of x among num_bins equal bins over
 /// [lower, upper), or -1 outside (NaN included). Integer samples and levels: (x - lower) * num_bins / (upper -
 /// lower), exactly wherever (upper - lower) * num_bins < 2^64: a shift where the bins' width is a power of two, else

@@ -19,6 +19,7 @@
 
 #include "prims/block/radix_rank.cuh"
 #include "prims/block/scan.cuh"
+#include "prims/device/detail/sort_shapes.cuh"
 #include "prims/device/detail/tile_io.cuh"
 #include "prims/util/error.cuh"
 #include "prims/util/launch.cuh"
@@ -27,22 +28,6 @@
 #include "prims/util/temp_storage.cuh"
 
 namespace prims::detail {
-
-/// Keys-only sorts carry this in place of a value type.
-struct NoValues {};
-
-template <class V>
-inline constexpr bool kHasValues = !std::is_same_v<V, NoValues>;
-
-/// The widest item a tile moves through shared memory: the key or the value.
-template <class K, class V>
-inline constexpr int kSortItemBytes =
-    static_cast<int>(sizeof(K) > sizeof(V) || !kHasValues<V> ? sizeof(K) : sizeof(V));
-
-/// The number of digit passes over [begin_bit, end_bit) with digits of `radix_bits`.
-__host__ __device__ constexpr int radix_passes(int begin_bit, int end_bit, int radix_bits) {
-  return (end_bit - begin_bit + radix_bits - 1) / radix_bits;
-}
 
 /// The digit of pass `pass`: bits [begin_bit + pass * radix_bits, ...), fewer in the last pass.
 template <class K>

@@ -28,31 +28,12 @@
 #include "prims/device/detail/radix_sort_common.cuh"
 #include "prims/device/detail/radix_sort_onesweep.cuh"
 #include "prims/device/detail/segmented_radix_sort_kernels.cuh"
+#include "prims/device/detail/tuning.cuh"
 #include "prims/util/launch.cuh"
 #include "prims/util/radix_key.cuh"
 #include "prims/util/temp_storage.cuh"
 
 namespace prims::detail {
-
-/// Tuning of the hybrid sort on Hopper: top bits until buckets average 8 keys. Small buckets go to the segmented
-/// sort's warp classes (a bitonic network in registers, a few lanes a bucket), which sort every bit of a key for the
-/// cost of one read and one write; on large inputs bigger buckets cost more than the top passes they save.
-/// Chosen with bench/tune_sort, cases "tune_hybrid" (docs/design-notes.md, "The hybrid sort").
-template <class K, class V>
-struct HybridPolicySm90 {
-  /// The average bucket the top bits leave: 2^3 keys.
-  static constexpr int bucket_items_log2 = 3;
-  /// The most top bits: for 64-bit keys four Onesweep passes may run (a fourth pass costs less than leaving buckets
-  /// of 16, which the warp sorts handle far more slowly a key); 16- and 32-bit keys keep a pass fewer than LSD.
-  static constexpr int max_msd_bits = std::max(8, std::min(32, RadixKey<K>::kBits - 8));
-  /// The buckets are sorted on the whole range rather than the bits below the prefix they share: the same order,
-  /// and keys without values sorted on every bit take the segmented sort's plain words (no index).
-  static constexpr bool buckets_on_whole_range = true;
-};
-
-/// The policy for the architecture the library is built for; one entry today.
-template <class K, class V>
-using HybridPolicy = HybridPolicySm90<K, V>;
 
 /// Threads of a block of the bounds kernel.
 inline constexpr int kBucketBoundsThreads = 256;
@@ -104,14 +85,15 @@ constexpr int hybrid_msd_bits(size_t n, int begin_bit, int end_bit) {
   return std::min({bits, Policy::max_msd_bits, end_bit - begin_bit});
 }
 
-/// The hybrid sort (see the file comment). `Policy` is a template argument so tuning programs can sweep it.
-template <class K, class V, class Policy = HybridPolicy<K, V>>
+/// The hybrid sort under a table (see the file comment). `Policy` is a template argument so tuning programs can
+/// sweep it.
+template <class Table, class K, class V, class Policy = typename Table::template Hybrid<K, V>>
 cudaError_t hybrid_sort(void* temp, size_t& temp_bytes, PassBuffers<K, V> io, size_t n, Order order, int begin_bit,
                         int end_bit, cudaStream_t stream) {
   const int msd_bits = hybrid_msd_bits<Policy>(n, begin_bit, end_bit);
   const int msd_begin = end_bit - msd_bits;
   if (n == 0 || n >= kOnesweepPortionMaxItems || msd_begin == begin_bit) {
-    return onesweep_sort_for_size(temp, temp_bytes, io, n, order, begin_bit, end_bit, nullptr, stream);
+    return onesweep_sort_for_size<Table>(temp, temp_bytes, io, n, order, begin_bit, end_bit, nullptr, stream);
   }
   const size_t buckets = size_t{1} << msd_bits;
   const PassBuffers<K, V> buckets_io{io.keys_out, io.keys_out, io.values_out, io.values_out};
@@ -119,16 +101,17 @@ cudaError_t hybrid_sort(void* temp, size_t& temp_bytes, PassBuffers<K, V> io, si
   const int buckets_end_bit = Policy::buckets_on_whole_range ? end_bit : msd_begin;
   size_t onesweep_bytes = 0;
   size_t segmented_bytes = 0;
-  PRIMS_TRY(onesweep_sort_for_size(nullptr, onesweep_bytes, io, n, order, msd_begin, end_bit, nullptr, stream));
-  PRIMS_TRY((segmented_radix_sort<K, V, unsigned>(nullptr, segmented_bytes, buckets_io, n, buckets, nullptr,
-                                                  nullptr, order, buckets_begin_bit, buckets_end_bit, stream)));
+  PRIMS_TRY(onesweep_sort_for_size<Table>(nullptr, onesweep_bytes, io, n, order, msd_begin, end_bit, nullptr, stream));
+  PRIMS_TRY((segmented_radix_sort<Table, K, V, unsigned>(nullptr, segmented_bytes, buckets_io, n, buckets, nullptr,
+                                                         nullptr, order, buckets_begin_bit, buckets_end_bit,
+                                                         stream)));
   // The two run one after the other and share one region.
   const size_t sizes[2] = {2 * buckets * sizeof(unsigned), std::max(onesweep_bytes, segmented_bytes)};
   void* parts[2];
   PRIMS_TRY(carve_temp(temp, temp_bytes, sizes, parts));
   if (temp == nullptr) return cudaSuccess;
 
-  PRIMS_TRY(onesweep_sort_for_size(parts[1], onesweep_bytes, io, n, order, msd_begin, end_bit, nullptr, stream));
+  PRIMS_TRY(onesweep_sort_for_size<Table>(parts[1], onesweep_bytes, io, n, order, msd_begin, end_bit, nullptr, stream));
   auto* begins = static_cast<unsigned*>(parts[0]);
   unsigned* ends = begins + buckets;
   PRIMS_TRY(cudaMemsetAsync(begins, 0, sizes[0], stream));
@@ -137,8 +120,8 @@ cudaError_t hybrid_sort(void* temp, size_t& temp_bytes, PassBuffers<K, V> io, si
   PRIMS_TRY(launch(hybrid_bucket_bounds_kernel<K>, static_cast<unsigned>(bounds_blocks), kBucketBoundsThreads, 0,
                    stream, static_cast<const K*>(io.keys_out), static_cast<unsigned>(n),
                    DigitExtractor<K>(order, msd_begin, msd_bits), begins, ends));
-  return segmented_radix_sort<K, V, unsigned>(parts[1], segmented_bytes, buckets_io, n, buckets, begins, ends, order,
-                                              buckets_begin_bit, buckets_end_bit, stream);
+  return segmented_radix_sort<Table, K, V, unsigned>(parts[1], segmented_bytes, buckets_io, n, buckets, begins, ends,
+                                                     order, buckets_begin_bit, buckets_end_bit, stream);
 }
 
 }  // namespace prims::detail

@@ -33,6 +33,7 @@
 
 #include "prims/block/scan.cuh"
 #include "prims/device/detail/radix_sort_common.cuh"
+#include "prims/device/detail/tuning.cuh"
 #include "prims/util/device_properties.cuh"
 #include "prims/util/launch.cuh"
 #include "prims/util/ops.cuh"
@@ -47,90 +48,7 @@ inline constexpr unsigned kLookbackAggregate = 1u << 30;
 /// The digit's count over this tile and the earlier tiles of its portion (its position there after this tile).
 inline constexpr unsigned kLookbackInclusive = 2u << 30;
 
-/// The most keys of a portion: every count within it fits in a look-back word's 30 bits.
-inline constexpr size_t kOnesweepPortionMaxItems = kLookbackValueMask;
-
-/// The histogram kernel's shape: THREADS threads a block, BLOCKS_PER_SM blocks an SM, COPIES copies of the counters.
-template <int THREADS, int BLOCKS_PER_SM, int COPIES>
-struct HistogramShape {
-  static constexpr int threads = THREADS;
-  static constexpr int blocks_per_sm = BLOCKS_PER_SM;
-  static constexpr int copies = COPIES;
-
-  /// Dynamic shared-memory bytes of the kernel for keys K and `radix_bits`-bit digits.
-  template <class K>
-  static constexpr size_t shared_bytes(int radix_bits) {
-    return static_cast<size_t>(radix_passes(0, RadixKey<K>::kBits, radix_bits)) * (size_t{1} << radix_bits) *
-           sizeof(unsigned) * COPIES;
-  }
-};
-
-/// Tuning of Onesweep on Hopper, for uniform and low-entropy keys alike.
-/// Pass kernel: 384 threads capped at 80 registers, so two blocks share an SM and one block's look-back wait is
-/// covered by the other's work. Keys a thread: 24 for keys-only sorts of up to 4-byte keys (a 36 KB tile), 20 for
-/// pairs of 4-byte items, 15 for 8-byte items; from inputs of 2^26 keys on, keys-only sorts of up to 4-byte keys
-/// take 28 (integers) or 26 (floats) (OnesweepLargePolicySm90). Bigger tiles pay off at large inputs until
-/// registers spill (float keys spill at 28: their tiles keep two digit paths), smaller ones at 2^24 and below.
-/// Ranking finds equal digits with one ballot per digit bit: __match_any_sync saturates its pipe, and ORing lane
-/// bits into a shared table of digit masks puts many lanes' atomics on one word when keys have low entropy.
-/// A look-back step reads 4 earlier tiles' words at once.
-/// Histogram kernel: a persistent grid reading 16-byte vectors, 64 bytes of keys a thread per tile, in one of two
-/// shapes by input size (the wide shape's setup pays off only on large inputs).
-/// Chosen with bench/tune_sort (docs/design-notes.md, "Radix sort").
-template <class K, class V>
-struct OnesweepPolicySm90 {
-  static constexpr int radix_bits = 8;
-  static constexpr int block_threads = 384;
-  static constexpr int items_per_thread = !kHasValues<V> && sizeof(K) <= 4 ? 24
-                                          : kSortItemBytes<K, V> <= 4      ? 20
-                                          : kSortItemBytes<K, V> <= 8      ? 15
-                                                                           : 5;
-  static constexpr int min_blocks_per_sm = 2;
-  static constexpr int lookback_words_per_step = 4;
-  static constexpr bool rank_with_match_any = false;
-  static constexpr int histogram_items_per_thread = sizeof(K) <= 4 ? 16 : 8;
-  /// Small inputs: small blocks and two copies of the counters (the wide shape's setup costs more than it saves).
-  using SmallHistogram = HistogramShape<256, 4, 2>;
-  /// From wide_histogram_min_items keys on: one block an SM with a copy of the counters for every lane (16 for
-  /// 8-byte keys, to fit 128 KB), so a warp's atomics never collide, however skewed the digits.
-  using WideHistogram = HistogramShape<1024, 1, sizeof(K) <= 4 ? 32 : 16>;
-  static constexpr size_t wide_histogram_min_items = size_t{1} << 26;
-  /// Keys of a look-back portion at most (tests make it small to cross portions with few keys).
-  static constexpr size_t portion_max_items = kOnesweepPortionMaxItems;
-};
-
-/// Onesweep on Hopper for inputs of at least `min_items` keys: bigger tiles for keys-only sorts of up to 4-byte
-/// keys, faster on large inputs only (26 keys a thread for floats, which spill at 28).
-/// Chosen with bench/tune_sort (docs/design-notes.md, "Radix sort").
-template <class K, class V>
-struct OnesweepLargePolicySm90 : OnesweepPolicySm90<K, V> {
-  static constexpr size_t min_items = size_t{1} << 26;
-  static constexpr int items_per_thread = kHasValues<V> || sizeof(K) > 4
-                                              ? OnesweepPolicySm90<K, V>::items_per_thread
-                                          : std::is_integral_v<K> ? 28
-                                                                  : 26;
-};
-
-/// Onesweep on Hopper for inputs of at most `max_items` keys: tiles of 256 threads x 8 items (fewer where the
-/// default policy has fewer: 5 with 16-byte values), four blocks an SM. A pass over few tiles waits on each
-/// tile's ranking, so small inputs want many small tiles; from 2^20 keys on the default tiles are faster.
-/// Chosen with bench/tune_sort (docs/design-notes.md, "Small inputs: the one-block sort").
-template <class K, class V>
-struct OnesweepSmallPolicySm90 : OnesweepPolicySm90<K, V> {
-  static constexpr size_t max_items = size_t{1} << 18;
-  static constexpr int block_threads = 256;
-  static constexpr int items_per_thread =
-      OnesweepPolicySm90<K, V>::items_per_thread < 8 ? OnesweepPolicySm90<K, V>::items_per_thread : 8;
-  static constexpr int min_blocks_per_sm = 4;
-};
-
-/// The policies for the architecture the library is built for; one entry today.
-template <class K, class V>
-using OnesweepPolicy = OnesweepPolicySm90<K, V>;
-template <class K, class V>
-using OnesweepLargePolicy = OnesweepLargePolicySm90<K, V>;
-template <class K, class V>
-using OnesweepSmallPolicy = OnesweepSmallPolicySm90<K, V>;
+static_assert(kOnesweepPortionMaxItems == kLookbackValueMask, "a portion's counts fit in a look-back word");
 
 /// Counts keys' digits of every pass in shared-memory counters laid out as counts[(pass * digits + digit) *
 /// COPIES + copy]; `my_counts` is the shared-window address of this lane's copy (lane % COPIES). The passes'
@@ -219,7 +137,7 @@ __global__ void __launch_bounds__(Shape::threads)
                               unsigned* __restrict__ histograms, unsigned* __restrict__ special_keys,
                               unsigned* __restrict__ lookback, size_t lookback_words) {
   constexpr int kThreads = Shape::threads;
-  constexpr int kItems = Policy::histogram_items_per_thread;
+  constexpr int kItems = Shape::items;
   constexpr int kCopies = Shape::copies;
   constexpr int kDigits = 1 << Policy::radix_bits;
   constexpr int kMaxPasses = radix_passes(0, RadixKey<K>::kBits, Policy::radix_bits);
@@ -455,12 +373,14 @@ __global__ void __launch_bounds__(Policy::block_threads, Policy::min_blocks_per_
   }
 }
 
-/// Onesweep over [begin_bit, end_bit) with positions of type Offset. With `bucket_offsets` (a one-pass sort only),
-/// also writes where each of the pass's 2^(end_bit - begin_bit) digits starts, then n.
-template <class K, class V, class Policy, class Offset>
+/// Onesweep over [begin_bit, end_bit) with positions of type Offset, its passes' Policy and the table's digit
+/// histogram. With `bucket_offsets` (a one-pass sort only), also writes where each of the pass's
+/// 2^(end_bit - begin_bit) digits starts, then n.
+template <class Table, class K, class V, class Policy, class Offset>
 cudaError_t onesweep_sort_with_offsets(void* temp, size_t& temp_bytes, PassBuffers<K, V> io, size_t n, Order order,
                                        int begin_bit, int end_bit, size_t* bucket_offsets, cudaStream_t stream) {
   using Tile = OnesweepTile<Policy, K, V, Offset>;
+  using Histogram = typename Table::template OnesweepHistogram<K>;
   constexpr int kDigits = Tile::kDigits;
   static_assert(Policy::portion_max_items >= Tile::kTileItems && Policy::portion_max_items <= kOnesweepPortionMaxItems,
                 "a portion holds whole tiles and its counts fit in a look-back word");
@@ -502,7 +422,9 @@ cudaError_t onesweep_sort_with_offsets(void* temp, size_t& temp_bytes, PassBuffe
   // One launch a portion; the first one also clears the first launch's look-back words.
   auto count_digits = [&](auto shape) -> cudaError_t {
     using Shape = decltype(shape);
-    constexpr size_t kTile = static_cast<size_t>(Shape::threads) * Policy::histogram_items_per_thread;
+    static_assert(fits_shared_memory<Table>(Shape::template shared_bytes<K>(Policy::radix_bits)),
+                  "the histogram's counters fit the table's shared memory");
+    constexpr size_t kTile = static_cast<size_t>(Shape::threads) * Shape::items;
     for (int q = 0; q < num_portions; ++q) {
       const size_t first = q * portion_items;
       const size_t count = std::min(portion_items, n - first);
@@ -515,10 +437,10 @@ cudaError_t onesweep_sort_with_offsets(void* temp, size_t& temp_bytes, PassBuffe
     }
     return cudaSuccess;
   };
-  if (n >= Policy::wide_histogram_min_items) {
-    PRIMS_TRY(count_digits(typename Policy::WideHistogram{}));
+  if (n >= Histogram::wide_min_items) {
+    PRIMS_TRY(count_digits(typename Histogram::Wide{}));
   } else {
-    PRIMS_TRY(count_digits(typename Policy::SmallHistogram{}));
+    PRIMS_TRY(count_digits(typename Histogram::Small{}));
   }
   const size_t pass_starts = static_cast<size_t>(num_portions) * kDigits;
   PRIMS_TRY(launch(onesweep_digit_starts_kernel<Policy, Offset>, num_passes, kDigits, 0, stream,
@@ -560,34 +482,37 @@ cudaError_t onesweep_sort_with_offsets(void* temp, size_t& temp_bytes, PassBuffe
   return buffers->finish(n, stream);
 }
 
-/// Onesweep with 32-bit positions below 2^32 keys and 64-bit ones from there on.
-template <class K, class V, class Policy>
+/// Onesweep with 32-bit positions below 2^32 keys and 64-bit ones from there on, with a table's passes' Policy.
+template <class Table, class K, class V, class Policy>
 cudaError_t onesweep_sort(void* temp, size_t& temp_bytes, PassBuffers<K, V> io, size_t n, Order order,
                           int begin_bit, int end_bit, size_t* bucket_offsets, cudaStream_t stream) {
   if (n <= std::numeric_limits<unsigned>::max()) {
-    return onesweep_sort_with_offsets<K, V, Policy, unsigned>(temp, temp_bytes, io, n, order, begin_bit, end_bit,
-                                                              bucket_offsets, stream);
+    return onesweep_sort_with_offsets<Table, K, V, Policy, unsigned>(temp, temp_bytes, io, n, order, begin_bit,
+                                                                     end_bit, bucket_offsets, stream);
   }
-  return onesweep_sort_with_offsets<K, V, Policy, size_t>(temp, temp_bytes, io, n, order, begin_bit, end_bit,
-                                                          bucket_offsets, stream);
+  return onesweep_sort_with_offsets<Table, K, V, Policy, size_t>(temp, temp_bytes, io, n, order, begin_bit, end_bit,
+                                                                 bucket_offsets, stream);
 }
 
-/// Onesweep with the policy for n keys: the choice depends on n alone, so the size query and the sort agree.
-template <class K, class V>
+/// Onesweep with the table's policy for n keys: the choice depends on n alone, so the size query and the sort agree.
+template <class Table, class K, class V>
 cudaError_t onesweep_sort_for_size(void* temp, size_t& temp_bytes, PassBuffers<K, V> io, size_t n, Order order,
                                    int begin_bit, int end_bit, size_t* bucket_offsets, cudaStream_t stream) {
-  using Small = OnesweepSmallPolicy<K, V>;
+  using Default = typename Table::template Onesweep<K, V>;
+  using Small = typename Table::template OnesweepSmall<K, V>;
   if (n <= Small::max_items) {
-    return onesweep_sort<K, V, Small>(temp, temp_bytes, io, n, order, begin_bit, end_bit, bucket_offsets, stream);
+    return onesweep_sort<Table, K, V, Small>(temp, temp_bytes, io, n, order, begin_bit, end_bit, bucket_offsets,
+                                             stream);
   }
-  using Large = OnesweepLargePolicy<K, V>;
-  if constexpr (Large::items_per_thread != OnesweepPolicy<K, V>::items_per_thread) {
+  using Large = typename Table::template OnesweepLarge<K, V>;
+  if constexpr (Large::items_per_thread != Default::items_per_thread) {
     if (n >= Large::min_items) {
-      return onesweep_sort<K, V, Large>(temp, temp_bytes, io, n, order, begin_bit, end_bit, bucket_offsets, stream);
+      return onesweep_sort<Table, K, V, Large>(temp, temp_bytes, io, n, order, begin_bit, end_bit, bucket_offsets,
+                                               stream);
     }
   }
-  return onesweep_sort<K, V, OnesweepPolicy<K, V>>(temp, temp_bytes, io, n, order, begin_bit, end_bit,
-                                                    bucket_offsets, stream);
+  return onesweep_sort<Table, K, V, Default>(temp, temp_bytes, io, n, order, begin_bit, end_bit, bucket_offsets,
+                                             stream);
 }
 
 }  // namespace prims::detail

@@ -17,23 +17,11 @@
 #include <optional>
 
 #include "prims/device/detail/radix_sort_common.cuh"
+#include "prims/device/detail/tuning.cuh"
 #include "prims/device/scan.cuh"
 #include "prims/util/launch.cuh"
 
 namespace prims::detail {
-
-/// Tuning of TileCounts on Hopper: a tile of 16 KB of the widest item.
-template <class K, class V>
-struct TileCountsPolicySm90 {
-  static constexpr int radix_bits = 8;
-  static constexpr int block_threads = 256;
-  static constexpr int items_per_thread = kSortItemBytes<K, V> <= 4 ? 16 : kSortItemBytes<K, V> <= 8 ? 8 : 4;
-  static constexpr bool rank_with_match_any = false;
-};
-
-/// The policy for the architecture the library is built for; one entry today.
-template <class K, class V>
-using TileCountsPolicy = TileCountsPolicySm90<K, V>;
 
 template <class Policy, class K>
 __global__ void __launch_bounds__(Policy::block_threads)
@@ -78,12 +66,12 @@ __global__ void __launch_bounds__(Policy::block_threads)
       buffers.values_out, storage);
 }
 
-/// TileCounts over [begin_bit, end_bit). With `bucket_offsets` (a one-pass sort only), also writes where each of
-/// the pass's 2^(end_bit - begin_bit) digits starts, then n.
-template <class K, class V>
+/// TileCounts over [begin_bit, end_bit) under a table. With `bucket_offsets` (a one-pass sort only), also writes
+/// where each of the pass's 2^(end_bit - begin_bit) digits starts, then n.
+template <class Table, class K, class V>
 cudaError_t tile_counts_sort(void* temp, size_t& temp_bytes, PassBuffers<K, V> io, size_t n, Order order,
                              int begin_bit, int end_bit, size_t* bucket_offsets, cudaStream_t stream) {
-  using Policy = TileCountsPolicy<K, V>;
+  using Policy = typename Table::template TileCounts<K, V>;
   using Tile = SortTile<Policy, K, V, size_t>;
   const int num_passes = radix_passes(begin_bit, end_bit, Policy::radix_bits);
   const size_t num_tiles = (n + Tile::kTileItems - 1) / Tile::kTileItems;

@@ -17,19 +17,6 @@
 
 namespace prims::detail {
 
-/// Tuning for the reduce kernels on Hopper (H100: 132 SMs, 3 TB/s): 4 vector loads in flight per thread and
-/// 4 blocks of 256 threads per SM keep about 64 KB of loads in flight per SM.
-struct ReducePolicySm90 {
-  static constexpr int block_threads = 256;
-  static constexpr int vectors_per_thread = 4;
-  static constexpr int blocks_per_sm = 4;
-  /// Up to this many full tiles, one block does all the work in a single launch.
-  static constexpr int single_block_max_tiles = 2;
-};
-
-/// The policy for the architecture the library is built for; one entry today.
-using ReducePolicy = ReducePolicySm90;
-
 template <class Policy, class T>
 struct ReduceTile {
   static constexpr int vector_items = prims::detail::kVectorItems<T>;

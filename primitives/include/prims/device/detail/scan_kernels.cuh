@@ -40,50 +40,6 @@
 
 namespace prims::detail {
 
-/// Tuning for the single-pass kernel on Hopper (H100: 132 SMs, 3 TB/s) and items of type T. 256 threads. Fewer,
-/// larger tiles shorten the chain of look-backs that every tile's prefix travels along; more resident blocks keep
-/// more bytes in flight while some of them wait on their look-back. 4-byte items: 128 bytes a thread (32 KB tiles)
-/// with registers capped at 48 for 5 blocks an SM. 8-byte items: 176 bytes (44 KB tiles, near the 48 KB a block may
-/// stage in static shared memory), capped at 64 registers for 4 blocks. Larger tiles gain 4-byte items nothing at
-/// large sizes and cost them at a few waves of tiles; a sixth block an SM would spill registers. Other item sizes
-/// keep 32 KB tiles and the registers they need.
-/// Chosen with bench/tune_scan (docs/design-notes.md, "Scan").
-template <class T>
-struct SinglePassScanPolicySm90 {
-  static constexpr int block_threads = 256;
-  static constexpr int bytes_per_thread = sizeof(T) == 8 ? 176 : 128;
-  /// Blocks an SM must be able to hold, which caps a thread's registers (65536 / (256 * blocks), rounded down to 8).
-  static constexpr int min_blocks_per_sm = sizeof(T) == 4 ? 5 : sizeof(T) == 8 ? 4 : 1;
-  /// Pause between two polls of predecessors that have not published yet, so spinning warps leave the SM's issue
-  /// slots and the L2 to the blocks that are still loading.
-  static constexpr unsigned look_back_wait_ns = 64;
-  /// Tiles each lane of the look-back warp reads per poll: one poll covers 32 * this many predecessors. One: wider
-  /// polls wait longer for the nearest predecessors.
-  static constexpr int look_back_tiles_per_lane = 1;
-  /// How tiles are read and written (util/vector_load.cuh): every item is touched once, so loads are marked last
-  /// use and stores evict-first, leaving the L2 to the look-back's status words and the loads still in flight.
-  static constexpr CacheHint load_hint = CacheHint::LastUse;
-  static constexpr CacheHint store_hint = CacheHint::LastUse;
-  /// Bytes between two tiles' status words: one 32-byte L2 sector each. Neighbouring tiles publish and poll at
-  /// the same moments; with words packed side by side (8 a sector for 4-byte types) every publish and every poll
-  /// of a sector's tiles queue on the same sector; a sector each is enough, wider slots gain nothing.
-  static constexpr int status_slot_bytes = 32;
-};
-
-/// Tuning for the three reduce-then-scan kernels on Hopper: 512 threads with 64 bytes each (32 KB tiles) and a grid
-/// of 4 blocks per SM, each walking a contiguous span of tiles.
-/// Chosen with bench/tune_scan (docs/design-notes.md, "Scan").
-struct ReduceThenScanPolicySm90 {
-  static constexpr int block_threads = 512;
-  static constexpr int bytes_per_thread = 64;
-  static constexpr int blocks_per_sm = 4;
-};
-
-/// The policies for the architecture the library is built for; one entry today.
-template <class T>
-using SinglePassScanPolicy = SinglePassScanPolicySm90<T>;
-using ReduceThenScanPolicy = ReduceThenScanPolicySm90;
-
 /// One tile's shape; its trip between global memory and blocked registers is BlockedTileIo's (tile_io.cuh).
 template <class Policy, class T>
 inline constexpr int kScanItemsPerThread =

@@ -148,12 +148,6 @@ __global__ void __launch_bounds__(kSegmentedOnesweepLayoutThreads)
   if (threadIdx.x >= 1 && threadIdx.x < 3 + state.num_passes) state.words[threadIdx.x] = 0;
 }
 
-/// The histogram kernel's shape: one block an SM, a copy of the counters for every lane (16 for 8-byte keys, to
-/// fit 128 KB), so a warp's atomics never collide, however skewed the digits. THREADS: fewer leave an SM room for
-/// another kernel's block beside it (the distributed sort's copies ahead).
-template <class K, int THREADS = 1024>
-using SegmentedOnesweepHistogramShape = HistogramShape<THREADS, 1, sizeof(K) <= 4 ? 32 : 16>;
-
 /// The index of the listed segment that holds tile `tile` (the last whose first tile is at or before it).
 __device__ inline unsigned segment_of_tile(const OnesweepSegment* segments, unsigned count, unsigned tile) {
   unsigned low = 0;
@@ -235,7 +229,7 @@ __device__ void segmented_onesweep_histogram_block(const K* __restrict__ keys, O
     const size_t end = static_cast<size_t>(to_tile) * Tile::kTileItems < segment.size
                            ? static_cast<size_t>(to_tile) * Tile::kTileItems
                            : segment.size;
-    count_keys_in_vectors<kThreads, Policy::histogram_items_per_thread>(keys + segment.begin + begin, end - begin,
+    count_keys_in_vectors<kThreads, Shape::items>(keys + segment.begin + begin, end - begin,
                                                                          0, 1, count_key);
     if (s + 1 >= count || state.segments[s + 1].first_tile >= last) break;
     // An empty segment counted nothing: no flush (a list may hold many, as the distributed sort's pieces do).
@@ -419,7 +413,7 @@ cudaError_t launch_segmented_onesweep_pass(const SegmentedOnesweepState& state, 
 
 /// The temporary storage of a segmented Onesweep sort of up to `capacity` segments holding up to n keys, in
 /// the order segmented_onesweep_sort takes the parts.
-template <class K, class V, class Policy = OnesweepPolicy<K, V>>
+template <class K, class V, class Policy>
 struct SegmentedOnesweepStorage {
   using Tile = OnesweepTile<Policy, K, V>;
   static constexpr int kParts = 6;
@@ -466,14 +460,16 @@ struct CountDigits {};
 /// `fill_counts`: CountDigits, or a call `cudaError_t(const SegmentedOnesweepState&)` that writes every listed
 /// segment's digit counts into state.counts ([segment][pass][digit]) itself, on the stream, where the caller
 /// knows them already (the keys are then read by the passes only, and float keys take the general path).
-template <class K, class V, class Offset, class Policy = OnesweepPolicy<K, V>, class FillCounts = CountDigits,
-          OnesweepGrid GRID = OnesweepGrid::Persistent>
+template <class Table, class K, class V, class Offset, class Policy = typename Table::template Onesweep<K, V>,
+          class FillCounts = CountDigits, OnesweepGrid GRID = OnesweepGrid::Persistent>
 cudaError_t segmented_onesweep_sort(SegmentedOnesweepState state, PassBuffers<K, V> io,
                                     const Offset* begin_offsets, const Offset* end_offsets, Order order,
                                     int begin_bit, int end_bit, K* alternate_keys, V* alternate_values,
                                     cudaStream_t stream, FillCounts fill_counts = {}) {
   using Tile = OnesweepTile<Policy, K, V>;
-  using Shape = SegmentedOnesweepHistogramShape<K>;
+  using Shape = typename Table::template SegmentedOnesweepHistogram<K>;
+  static_assert(fits_shared_memory<Table>(Shape::template shared_bytes<K>(Policy::radix_bits)),
+                "the histogram's counters fit the table's shared memory");
   if (state.capacity == 0) return cudaSuccess;
   const int num_passes = state.num_passes;
   int multiprocessors = 0;
@@ -534,14 +530,14 @@ cudaError_t segmented_onesweep_sort(SegmentedOnesweepState state, PassBuffers<K,
 /// the pieces read nearby first, and the far reads are spread over the whole pass. A block a tile: the pieces hold
 /// the n keys the storage was sized for. Each piece's tiles start at line edges of its source past its first
 /// (OnesweepSegment::head): the state's partial_tiles must be 2.
-template <class K, class V, class Offset, class Policy = OnesweepPolicy<K, V>>
+template <class Table, class K, class V, class Offset, class Policy = typename Table::template Onesweep<K, V>>
 cudaError_t segmented_onesweep_gather_pass(SegmentedOnesweepState state, const K* const* key_sources,
                                            const V* const* value_sources, K* keys_out, V* values_out,
                                            const Offset* begin_offsets, const Offset* end_offsets,
                                            const Offset* out_offsets, const unsigned* sources,
                                            DigitExtractor<K> digit_of, unsigned interleaved, cudaStream_t stream) {
   using Tile = OnesweepTile<Policy, K, V>;
-  using Shape = SegmentedOnesweepHistogramShape<K>;
+  using Shape = typename Table::template SegmentedOnesweepHistogram<K>;
   if (state.capacity == 0) return cudaSuccess;
   if (state.num_passes != 1 || state.partial_tiles != 2) return cudaErrorInvalidValue;
   int multiprocessors = 0;

@@ -65,6 +65,7 @@
 #include "prims/device/detail/segmented_onesweep.cuh"
 #include "prims/device/detail/tile_io.cuh"
 #include "prims/device/detail/tile_sort.cuh"
+#include "prims/device/detail/tuning.cuh"
 #include "prims/util/device_properties.cuh"
 #include "prims/util/launch.cuh"
 #include "prims/util/ops.cuh"
@@ -74,64 +75,6 @@
 #include "prims/warp/bitonic_sort.cuh"
 
 namespace prims::detail {
-
-/// Tuning of the segmented sort on Hopper: the block shape and tile of TileCounts (16 KB of the widest item), the
-/// counting class's limits, and the slot sizes of the packed classes.
-template <class K, class V>
-struct SegmentedSortPolicySm90 {
-  static constexpr int radix_bits = 8;
-  static constexpr int block_threads = 256;
-  static constexpr int items_per_thread = kSortItemBytes<K, V> <= 4 ? 16 : kSortItemBytes<K, V> <= 8 ? 8 : 4;
-  static constexpr bool rank_with_match_any = false;
-  /// The large kernel's registers capped at 128 a thread, so two blocks share an SM and one block's barriers are
-  /// covered (the tile classes' blocks have their own shapes below).
-  static constexpr int min_blocks_per_sm = 2;
-  static constexpr int tile_items = block_threads * items_per_thread;
-  /// Segments of up to counting_max_items keys are sorted in registers or shared memory, in two classes: up to
-  /// counting_tiny_items keys and up to counting_max_items (below this size the radix passes of a packed tile cost
-  /// more). By warps (SegmentedWarpSort), a segment to warp_sort_tiny_lanes and warp_sort_lanes lanes;
-  /// 8-byte keys that need their index to sort stably by counting (SegmentedCountingSort), counting_capacity / the
-  /// class's limit segments a block, bound by the comparisons, so blocks are small and many to an SM. The lanes a
-  /// segment hold 4 items each: fewer registers a lane (more warps an SM) pay for the network's shuffles up to there.
-  /// Chosen with bench/bench_segmented_sort (docs/design-notes.md, "Segmented radix sort").
-  static constexpr int counting_tiny_items = 16;
-  static constexpr int counting_max_items = 64;
-  static constexpr int warp_sort_tiny_lanes = 4;
-  static constexpr int warp_sort_lanes = 16;
-  static constexpr int counting_capacity = 2048;
-  static constexpr int counting_blocks_per_sm = kSortItemBytes<K, V> <= 8 ? 6 : 4;
-  /// Then segments of up to tile_items / 16 keys share a tile 16 at a time, and up to tile_items / 4 four at a time.
-  static constexpr int packed16_slot_items = tile_items / 16;
-  static constexpr int packed4_slot_items = tile_items / 4;
-  /// The blocks of the packed and tile classes: the keys alone in registers (the origins stay in shared memory,
-  /// TileSort), capped at 64 registers so four blocks share an SM: the ranking is bound by its instructions'
-  /// latency, so more warps an SM pay.
-  /// Chosen with bench/bench_segmented_sort (docs/design-notes.md, "Segmented radix sort").
-  using tile_shape = TileShape<block_threads, items_per_thread, 4>;
-  /// Segments of up to local_tile_items keys (four tiles) are sorted one to a block of local_shape, the whole
-  /// segment in registers and shared memory (2^14 keys of up to 4 bytes: 160 KB with their origins and the
-  /// ranking's counters): each key and value is read and written once, where the large class and the shared
-  /// Onesweep passes go through global memory every pass. 1024 threads of 16 keys rather than 512 of 32: more warps
-  /// to cover the ranking's latency.
-  /// Chosen with bench/bench_segmented_sort (docs/design-notes.md, "Segmented radix sort").
-  using local_shape = TileShape<1024, items_per_thread, 1>;
-  static constexpr int local_tile_items = local_shape::tile_items;
-  /// Segments of more than local_tile_items and onesweep_min_items keys (and fewer than kOnesweepPortionMaxItems)
-  /// are sorted by Onesweep passes shared by all of them (segmented_onesweep.cuh), many blocks a segment; those
-  /// between the two limits (keys of up to 4 bytes: 2^14 to 2^15; none for pairs of up to 8-byte items) by one block
-  /// each through global memory: up to onesweep_min_items keys one block a segment is the faster, above it the
-  /// shared passes.
-  /// Chosen with bench/bench_segmented_sort (docs/design-notes.md, "Segmented radix sort").
-  static constexpr size_t onesweep_min_items = kHasValues<V> ? size_t{1} << 13 : size_t{1} << 15;
-  /// Those passes take Onesweep's large tiles (where they differ) from its size limit on, when segments average
-  /// this many keys or more; smaller segments lose more to their last, partial tiles than the large tiles gain.
-  /// Chosen with bench/bench_segmented_sort (bench/results/2026-11-25-H100-bench_segmented_sort-onesweep-class.txt).
-  static constexpr size_t onesweep_large_tiles_mean_items = size_t{1} << 20;
-};
-
-/// The policy for the architecture the library is built for; one entry today.
-template <class K, class V>
-using SegmentedSortPolicy = SegmentedSortPolicySm90<K, V>;
 
 /// The size classes, in the order of their kernels.
 enum SegmentClass : int {
@@ -788,35 +731,43 @@ __global__ void __launch_bounds__(Policy::block_threads, Policy::min_blocks_per_
   }
 }
 
-/// Whether the current device lets a block of the local class have its shared memory (96 KB for keys alone, 112 to
-/// 160 KB for pairs): pairs do not fit on parts with 99 KB a block (sm_86, sm_89, sm_120), where the class's
-/// segments go to the large class (one block each, through global memory) instead of failing to launch.
-template <class K, class V, class Policy = SegmentedSortPolicy<K, V>>
+/// The local class's tile.
+template <class K, class V, class Policy>
+using SegmentedLocalTile = TileSort<Policy, typename Policy::local_shape, Policy::local_tile_items, K, V>;
+
+/// Whether the local class runs under a table: its block's shared memory (96 KB for keys alone, 112 to 160 KB for
+/// pairs) fits the table's, and the current device's (a cap for tests may lower it). Pairs do not fit on parts with
+/// 99 KB a block (sm_86, sm_89, sm_120): the class's segments go to the large class (one block each, through global
+/// memory) there.
+template <class Table, class K, class V, class Policy>
 cudaError_t segmented_local_class_fits(bool& fits) {
-  using LocalTile = TileSort<Policy, typename Policy::local_shape, Policy::local_tile_items, K, V>;
-  size_t shared_bytes = 0;
-  PRIMS_TRY(shared_memory_per_block(shared_bytes));
-  fits = sizeof(typename LocalTile::TempStorage) <= shared_bytes;
+  constexpr size_t kBytes = sizeof(typename SegmentedLocalTile<K, V, Policy>::TempStorage);
+  fits = false;
+  if constexpr (fits_shared_memory<Table>(kBytes)) {
+    size_t shared_bytes = 0;
+    PRIMS_TRY(shared_memory_per_block(shared_bytes));
+    fits = kBytes <= shared_bytes;
+  }
   return cudaSuccess;
 }
 
-/// Calls `passes(tiles)` with the Onesweep policy the segmented Onesweep passes take over n keys in num_segments
-/// segments: Onesweep's large tiles for large inputs of large segments, where they differ from its default ones
-/// (storage sized for the default tiles holds the fewer large ones).
-template <class K, class V, class Policy = SegmentedSortPolicy<K, V>, class Passes>
+/// Calls `passes(tiles)` with the table's Onesweep policy the segmented Onesweep passes take over n keys in
+/// num_segments segments: Onesweep's large tiles for large inputs of large segments, where they differ from its
+/// default ones (storage sized for the default tiles holds the fewer large ones).
+template <class Table, class K, class V, class Policy, class Passes>
 cudaError_t with_segmented_onesweep_tiles(size_t n, size_t num_segments, Passes&& passes) {
-  using DefaultTiles = OnesweepPolicy<K, V>;
-  using LargeTiles = std::conditional_t<OnesweepLargePolicy<K, V>::items_per_thread != DefaultTiles::items_per_thread,
-                                        OnesweepLargePolicy<K, V>, DefaultTiles>;
-  if (n >= OnesweepLargePolicy<K, V>::min_items && num_segments > 0 &&
-      n / num_segments >= Policy::onesweep_large_tiles_mean_items) {
+  using DefaultTiles = typename Table::template Onesweep<K, V>;
+  using Large = typename Table::template OnesweepLarge<K, V>;
+  using LargeTiles = std::conditional_t<Large::items_per_thread != DefaultTiles::items_per_thread, Large, DefaultTiles>;
+  if (n >= Large::min_items && num_segments > 0 && n / num_segments >= Policy::onesweep_large_tiles_mean_items) {
     return passes(LargeTiles{});
   }
   return passes(DefaultTiles{});
 }
 
-/// The segmented sort (see the file comment). `Policy` is a template argument so tuning programs can sweep it.
-template <class K, class V, class Offset, class Policy = SegmentedSortPolicy<K, V>>
+/// The segmented sort under a table (see the file comment). `Policy` is a template argument so tuning programs can
+/// sweep it.
+template <class Table, class K, class V, class Offset, class Policy = typename Table::template SegmentedSort<K, V>>
 cudaError_t segmented_radix_sort(void* temp, size_t& temp_bytes, PassBuffers<K, V> io, size_t n,
                                  size_t num_segments, const Offset* begin_offsets, const Offset* end_offsets,
                                  Order order, int begin_bit, int end_bit, cudaStream_t stream) {
@@ -848,7 +799,7 @@ cudaError_t segmented_radix_sort(void* temp, size_t& temp_bytes, PassBuffers<K, 
   }
   // Only large segments pass through the alternate buffers.
   const size_t alternate_items = capacity[kLargeSegments] > 0 || capacity[kOnesweepSegments] > 0 ? n : 0;
-  using OnesweepStorage = SegmentedOnesweepStorage<K, V>;
+  using OnesweepStorage = SegmentedOnesweepStorage<K, V, typename Table::template Onesweep<K, V>>;
   // Float keys without values: small segments holding -0.0 or a NaN, listed by the plain warp sort (every counted
   // segment at most).
   constexpr bool kFloatKeysOnly = std::is_floating_point_v<K> && !kHasValues<V>;
@@ -883,7 +834,7 @@ cudaError_t segmented_radix_sort(void* temp, size_t& temp_bytes, PassBuffers<K, 
                             counters + 2 * kSegmentClasses, counters + 2 * kSegmentClasses + 1, special_capacity};
   PRIMS_TRY(cudaMemsetAsync(counters, 0, sizes[2], stream));
   bool local_class = false;
-  PRIMS_TRY((segmented_local_class_fits<K, V, Policy>(local_class)));
+  PRIMS_TRY((segmented_local_class_fits<Table, K, V, Policy>(local_class)));
   const size_t local_max_items = local_class ? Policy::local_tile_items : Policy::tile_items;
   int multiprocessors = 0;
   PRIMS_TRY(multiprocessor_count(multiprocessors));
@@ -909,6 +860,8 @@ cudaError_t segmented_radix_sort(void* temp, size_t& temp_bytes, PassBuffers<K, 
     using Shape = decltype(shape);
     constexpr int kSlotItems = decltype(slot_items)::value;
     using Tile = TileSort<Policy, Shape, kSlotItems, K, V>;
+    static_assert(fits_shared_memory<Table>(sizeof(typename Tile::TempStorage)),
+                  "a tile class's block fits the table's shared memory");
     const SegmentList& list = lists.list[c];
     if (list.capacity == 0) return cudaSuccess;
     return launch_persistent(segmented_tile_kernel<Policy, Shape, kSlotItems, K, V, Offset>,
@@ -972,19 +925,21 @@ cudaError_t segmented_radix_sort(void* temp, size_t& temp_bytes, PassBuffers<K, 
                           [&] { return sort_tiles(Tiles{}, Packed16Slots{}, kPacked16Segments); }));
   PRIMS_TRY(sort_tiles(Tiles{}, std::integral_constant<int, kPacked4>{}, kPacked4Segments));
   PRIMS_TRY(sort_tiles(Tiles{}, std::integral_constant<int, kTile>{}, kTileSegments));
-  if (local_class) {
-    PRIMS_TRY(sort_tiles(typename Policy::local_shape{}, std::integral_constant<int, Policy::local_tile_items>{},
-                         kLocalSegments));
+  if constexpr (fits_shared_memory<Table>(sizeof(typename SegmentedLocalTile<K, V, Policy>::TempStorage))) {
+    if (local_class) {
+      PRIMS_TRY(sort_tiles(typename Policy::local_shape{}, std::integral_constant<int, Policy::local_tile_items>{},
+                           kLocalSegments));
+    }
   }
   void* onesweep_parts[OnesweepStorage::kParts];
   std::copy(parts + kOnesweepPart, parts + kParts, onesweep_parts);
   const SegmentList& onesweep_list = lists.list[kOnesweepSegments];
   const SegmentedOnesweepState onesweep_state = OnesweepStorage::state(
       onesweep_parts, n, capacity[kOnesweepSegments], num_passes, onesweep_list.ids, onesweep_list.count);
-  PRIMS_TRY((with_segmented_onesweep_tiles<K, V, Policy>(n, num_segments, [&](auto tiles) {
-    return segmented_onesweep_sort<K, V, Offset, decltype(tiles)>(onesweep_state, io, begin_offsets, end_offsets,
-                                                                  order, begin_bit, end_bit, static_cast<K*>(parts[0]),
-                                                                  static_cast<V*>(parts[1]), stream);
+  PRIMS_TRY((with_segmented_onesweep_tiles<Table, K, V, Policy>(n, num_segments, [&](auto tiles) {
+    return segmented_onesweep_sort<Table, K, V, Offset, decltype(tiles)>(
+        onesweep_state, io, begin_offsets, end_offsets, order, begin_bit, end_bit, static_cast<K*>(parts[0]),
+        static_cast<V*>(parts[1]), stream);
   })));
   if (capacity[kLargeSegments] == 0) return cudaSuccess;
   return launch_persistent(segmented_large_kernel<Policy, K, V, Offset>, capacity[kLargeSegments],

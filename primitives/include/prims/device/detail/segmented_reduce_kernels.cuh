@@ -26,17 +26,6 @@
 
 namespace prims::detail {
 
-/// Tuning of the segmented reduce on Hopper: warps take segments of up to 1024 items (longer ones wait on a warp's
-/// few loads in flight: 256 segments of 4096 items ran at 0.28x CUB with 8192), 8 loads in flight a thread.
-struct SegmentedReducePolicySm90 {
-  static constexpr int block_threads = 256;
-  static constexpr int loads_per_thread = 8;
-  static constexpr size_t warp_segment_items = 1024;
-};
-
-/// The policy for the architecture the library is built for; one entry today.
-using SegmentedReducePolicy = SegmentedReducePolicySm90;
-
 /// A lane's partial result: whether it saw any item, and their op-reduction.
 template <class T>
 struct Partial {

@@ -30,24 +30,6 @@
 
 namespace prims::detail {
 
-/// Tuning of the segmented top-k's select on Hopper: 256 threads a segment, passes in input order over runs of 8
-/// consecutive keys a thread, and a shared buffer of 8 KB of candidate keys (2048 of up to 4 bytes) with their
-/// positions, which holds, in rows of floats in [0, 1), the candidates after one digit (4096 a row) or two (131072).
-/// A 16 KB buffer (a row of 4096 whole, fewer blocks an SM), 128 or 512 threads, or 4 keys a thread were slower on
-/// one shape or the other. Chosen with bench/bench_segmented_top_k
-/// (bench/results/2026-11-26-H100-bench_segmented_top_k-shapes.txt; docs/design-notes.md, "Top-k").
-template <class K, class V>
-struct SegmentedTopKPolicySm90 {
-  static constexpr int radix_bits = 8;
-  static constexpr int block_threads = 256;
-  static constexpr int items_per_thread = 8;
-  static constexpr int buffer_keys = 8192 / (sizeof(K) < 4 ? 4 : static_cast<int>(sizeof(K)));
-};
-
-/// The policy for the architecture the library is built for; one entry today.
-template <class K, class V>
-using SegmentedTopKPolicy = SegmentedTopKPolicySm90<K, V>;
-
 /// Where a select pass reads: the segment in global memory, or the block's buffer of candidates.
 template <class K>
 struct SelectSource {
@@ -282,7 +264,7 @@ __global__ void __launch_bounds__(Policy::block_threads)
 
 /// The whole segmented top-k: the two-phase protocol, the select and the segmented sort of the winners
 /// (device/top_k.cuh has the contract).
-template <class K, class V, class Offset, class Policy = SegmentedTopKPolicy<K, V>>
+template <class Table, class K, class V, class Offset, class Policy = typename Table::template SegmentedTopK<K, V>>
 cudaError_t segmented_top_k(void* temp, size_t& temp_bytes, PassBuffers<K, V> io, size_t num_segments,
                             const Offset* begin_offsets, const Offset* end_offsets, size_t k, Order order,
                             cudaStream_t stream) {
@@ -294,7 +276,7 @@ cudaError_t segmented_top_k(void* temp, size_t& temp_bytes, PassBuffers<K, V> io
   const size_t slots = num_segments * k;
   const PassBuffers<K, V> none{nullptr, nullptr, nullptr, nullptr};
   size_t sort_bytes = 0;
-  PRIMS_TRY((segmented_radix_sort<K, V, size_t>(nullptr, sort_bytes, none, slots, num_segments,
+  PRIMS_TRY((segmented_radix_sort<Table, K, V, size_t>(nullptr, sort_bytes, none, slots, num_segments,
                                                 static_cast<const size_t*>(nullptr),
                                                 static_cast<const size_t*>(nullptr), order, 0, RadixKey<K>::kBits,
                                                 stream)));
@@ -314,7 +296,7 @@ cudaError_t segmented_top_k(void* temp, size_t& temp_bytes, PassBuffers<K, V> io
                    winner_values, sort_begins, sort_ends));
   const PassBuffers<K, V> winners{winner_keys, io.keys_out, kValues ? winner_values : nullptr, io.values_out};
   size_t bytes = sort_bytes;
-  return segmented_radix_sort<K, V, size_t>(parts[4], bytes, winners, slots, num_segments,
+  return segmented_radix_sort<Table, K, V, size_t>(parts[4], bytes, winners, slots, num_segments,
                                             static_cast<const size_t*>(sort_begins),
                                             static_cast<const size_t*>(sort_ends), order, 0, RadixKey<K>::kBits,
                                             stream);

@@ -28,40 +28,6 @@
 
 namespace prims::detail {
 
-/// Tuning of the selections on Hopper: 256 threads of 128 bytes of items each (32 four-byte items; larger tiles
-/// shorten the chain of look-backs), look-back as the scan's.
-/// Chosen with bench/bench_select (docs/design-notes.md, "Selections").
-template <class T>
-struct SelectPolicySm90 {
-  static constexpr int block_threads = 256;
-  static constexpr int bytes_per_thread = 128;
-  static constexpr int max_items_per_thread = 32;
-  static constexpr unsigned look_back_wait_ns = 64;
-  static constexpr int look_back_tiles_per_lane = 1;
-  static constexpr int status_slot_bytes = 32;
-  static constexpr CacheHint load_hint = CacheHint::Normal;
-};
-
-/// Tuning of unique_by_key on Hopper: as the selections', with 160 bytes of keys and values a thread (20 items of
-/// 4-byte keys and values) and loads marked last use. Chosen with bench/bench_select (docs/design-notes.md,
-/// "Selections").
-template <class K, class V>
-struct SelectByKeyPolicySm90 {
-  static constexpr int block_threads = 256;
-  static constexpr int bytes_per_thread = 160;
-  static constexpr int max_items_per_thread = 32;
-  static constexpr unsigned look_back_wait_ns = 64;
-  static constexpr int look_back_tiles_per_lane = 1;
-  static constexpr int status_slot_bytes = 32;
-  static constexpr CacheHint load_hint = CacheHint::LastUse;
-};
-
-/// The policies for the architecture the library is built for; one entry today.
-template <class T>
-using SelectPolicy = SelectPolicySm90<T>;
-template <class K, class V>
-using SelectByKeyPolicy = SelectByKeyPolicySm90<K, V>;
-
 /// What a selection keeps, and what the kernel needs to tell: KeepIf, the items with pred(item); KeepFlagged, the
 /// items whose flag is nonzero; KeepUnique, the first item of every run of items equal under eq; KeepPartition,
 /// the items with pred(item) first and the others after them (`kept` items in all, counted before the pass).

@@ -15,16 +15,6 @@
 
 namespace prims::detail {
 
-/// The block of a kernel that sorts whole tiles in registers and shared memory (TileSort): its threads, the items
-/// each holds, and how many blocks must fit on a multiprocessor (which caps the registers).
-template <int THREADS, int ITEMS, int MIN_BLOCKS>
-struct TileShape {
-  static constexpr int threads = THREADS;
-  static constexpr int items_per_thread = ITEMS;
-  static constexpr int min_blocks_per_sm = MIN_BLOCKS;
-  static constexpr int tile_items = THREADS * ITEMS;
-};
-
 /// Sorts groups of up to kSlots segments of at most SLOT_ITEMS keys, one group per tile of Shape; `Policy` gives
 /// radix_bits and rank_with_match_any. The keys stay in registers between passes; each pass ranks them
 /// (block::RadixRank) and exchanges them through shared memory into rank order. Where a key started in the tile

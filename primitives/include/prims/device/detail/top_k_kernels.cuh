@@ -39,37 +39,6 @@
 
 namespace prims::detail {
 
-/// Tuning of top-k on Hopper: the splits take the selections' tiles (256 threads, 128 bytes of keys and values a
-/// thread) on a persistent grid of at least four blocks an SM (64 registers a thread: the split waits on its loads
-/// and its look-back, so more blocks pay; two an SM, as 98 registers allow, took 1.2x the time, and smaller tiles
-/// lengthen the look-back's chain); the counting reads 16 keys of up to 4 bytes a thread a step (8 of 8 bytes),
-/// with a copy of the 256 counters a lane (lane l's in bank l: a warp's atomics never collide, however skewed the
-/// keys). Chosen with bench/bench_top_k (bench/results/2026-11-26-H100-bench_top_k-trials.txt).
-template <class K, class V>
-struct TopKPolicySm90 {
-  static constexpr int radix_bits = 8;
-  static constexpr int block_threads = 256;
-  static constexpr int bytes_per_thread = 128;
-  static constexpr int items_per_thread =
-      bytes_per_thread / static_cast<int>(sizeof(K) + (kHasValues<V> ? sizeof(V) : 0)) > 0
-          ? bytes_per_thread / static_cast<int>(sizeof(K) + (kHasValues<V> ? sizeof(V) : 0))
-          : 1;
-  static constexpr int split_min_blocks_per_sm = 4;
-  static constexpr int count_threads = 256;
-  static constexpr int count_items = sizeof(K) <= 4 ? 16 : 8;
-  static constexpr int count_blocks_per_sm = 4;
-  static constexpr unsigned look_back_wait_ns = 64;
-  static constexpr int look_back_tiles_per_lane = 1;
-  static constexpr int status_slot_bytes = 32;
-  /// The candidates' buffer: n / candidates_share keys (and values), enough for the top digit's share of n unless
-  /// keys are skewed.
-  static constexpr size_t candidates_share = 16;
-};
-
-/// The policy for the architecture the library is built for; one entry today.
-template <class K, class V>
-using TopKPolicy = TopKPolicySm90<K, V>;
-
 /// Keys below the threshold and keys equal to it: what a split's tile counts. 32-bit counts where n < 2^32, so that
 /// a tile's status (flag and both counts) is one 16-byte word.
 template <class Count>
@@ -308,8 +277,8 @@ __global__ void __launch_bounds__(Policy::block_threads, Policy::split_min_block
   }
 }
 
-/// top_k for k < n with the splits' counts in Count.
-template <class K, class V, class Policy, class Count>
+/// top_k for k < n under a table, with the splits' counts in Count.
+template <class Table, class K, class V, class Policy, class Count>
 cudaError_t top_k_select(void* temp, size_t& temp_bytes, PassBuffers<K, V> io, size_t n, size_t k, Order order,
                          cudaStream_t stream) {
   using Status = TileStatus<TopKCounts<Count>, Policy::status_slot_bytes>;
@@ -319,8 +288,8 @@ cudaError_t top_k_select(void* temp, size_t& temp_bytes, PassBuffers<K, V> io, s
   const size_t num_tiles = (n + kTileItems - 1) / kTileItems;
   const PassBuffers<K, V> none{nullptr, nullptr, nullptr, nullptr};
   size_t sort_bytes = 0;
-  PRIMS_TRY(radix_sort<device::RadixSortAlgorithm::Auto>(nullptr, sort_bytes, none, k, order, 0, RadixKey<K>::kBits,
-                                                         nullptr, stream));
+  PRIMS_TRY((radix_sort_with<device::RadixSortAlgorithm::Auto, Table>(nullptr, sort_bytes, none, k, order, 0,
+                                                                       RadixKey<K>::kBits, nullptr, stream)));
   const size_t value_bytes = kValues ? sizeof(std::conditional_t<kValues, V, char>) : 0;
   // The first split and the last each have their look-back words and tile counter, both cleared once before the
   // rounds: at most one of the first split's attempts runs (the others return at once, touching neither).
@@ -371,21 +340,21 @@ cudaError_t top_k_select(void* temp, size_t& temp_bytes, PassBuffers<K, V> io, s
   PRIMS_TRY(split(top_k_split_kernel<Policy, K, V, false, Count, Status>, kRounds, last_status, last_counter));
   const PassBuffers<K, V> winners{winner_keys, io.keys_out, kValues ? winner_values : nullptr, io.values_out};
   size_t bytes = sort_bytes;
-  return radix_sort<device::RadixSortAlgorithm::Auto>(parts[8], bytes, winners, k, order, 0, RadixKey<K>::kBits,
-                                                      nullptr, stream);
+  return radix_sort_with<device::RadixSortAlgorithm::Auto, Table>(parts[8], bytes, winners, k, order, 0,
+                                                                  RadixKey<K>::kBits, nullptr, stream);
 }
 
 /// The whole top-k: the two-phase protocol, then the radix select, the splits and the sort of the winners
 /// (device/top_k.cuh has the contract). k >= n sorts the whole input.
-template <class K, class V, class Policy = TopKPolicy<K, V>>
+template <class Table, class K, class V, class Policy = typename Table::template TopK<K, V>>
 cudaError_t top_k(void* temp, size_t& temp_bytes, PassBuffers<K, V> io, size_t n, size_t k, Order order,
                   cudaStream_t stream) {
   if (k >= n) {
-    return radix_sort<device::RadixSortAlgorithm::Auto>(temp, temp_bytes, io, n, order, 0, RadixKey<K>::kBits,
-                                                        nullptr, stream);
+    return radix_sort_with<device::RadixSortAlgorithm::Auto, Table>(temp, temp_bytes, io, n, order, 0,
+                                                                    RadixKey<K>::kBits, nullptr, stream);
   }
-  if (n <= UINT_MAX) return top_k_select<K, V, Policy, unsigned>(temp, temp_bytes, io, n, k, order, stream);
-  return top_k_select<K, V, Policy, unsigned long long>(temp, temp_bytes, io, n, k, order, stream);
+  if (n <= UINT_MAX) return top_k_select<Table, K, V, Policy, unsigned>(temp, temp_bytes, io, n, k, order, stream);
+  return top_k_select<Table, K, V, Policy, unsigned long long>(temp, temp_bytes, io, n, k, order, stream);
 }
 
 }  // namespace prims::detail

@@ -219,7 +219,9 @@ __global__ void __launch_bounds__(kDigits)
   }
 }
 
-template <class K, class V>
+/// The sort under a table's policies (prims/device/detail/tuning.cuh): radix_sort below passes the current
+/// device's; tests and benches that drive the phases themselves take Hopper's.
+template <class K, class V, class Table = prims::detail::TuningSm90>
 class DistributedRadixSort {
   static_assert(kIsRadixKey<K>, "distributed-sort keys are 1 to 8-byte integers, float or double");
   static_assert(std::is_trivially_copyable_v<V> && sizeof(V) <= 16,
@@ -249,10 +251,10 @@ class DistributedRadixSort {
   static constexpr int kParts = 17;
   /// The segmented Onesweep storage of the counting and of the gathering pass (sized for Onesweep's default
   /// tiles, which holds the fewer large ones).
-  using GatherStorage = prims::detail::SegmentedOnesweepStorage<K, V>;
+  using GatherStorage = prims::detail::SegmentedOnesweepStorage<K, V, typename Table::template Onesweep<K, V>>;
   static constexpr int kGatherParts = 3 * GatherStorage::kParts + 1;
-  static_assert(prims::detail::OnesweepPolicy<K, V>::radix_bits == kDigitBits &&
-                    prims::detail::OnesweepLargePolicy<K, V>::radix_bits == kDigitBits,
+  static_assert(Table::template Onesweep<K, V>::radix_bits == kDigitBits &&
+                    Table::template OnesweepLarge<K, V>::radix_bits == kDigitBits,
                 "the gathering pass's digits are the splitters' digits");
 
  public:
@@ -731,9 +733,9 @@ class DistributedRadixSort {
   /// engines: a copy-engine copy from a peer could wait on that peer's work, while the peer waited in a collective
   /// for this rank (a hang seen on four GPUs).
   cudaError_t count_pieces_and_copy_ahead(const GatherState& gather) const {
-    using Policy = prims::detail::OnesweepPolicy<K, V>;
+    using Policy = typename Table::template Onesweep<K, V>;
     using Tile = prims::detail::OnesweepTile<Policy, K, V>;
-    using Shape = prims::detail::SegmentedOnesweepHistogramShape<K>;
+    using Shape = typename Table::template SegmentedOnesweepHistogram<K>;
     int multiprocessors = 0;
     PRIMS_TRY(prims::detail::multiprocessor_count(multiprocessors));
     PRIMS_TRY(prims::detail::launch(prims::detail::segmented_onesweep_layout_kernel<Tile, uint64_t>,
@@ -796,8 +798,9 @@ class DistributedRadixSort {
     K* keys_out = kSortedDigits == 1 ? io_.keys_out : arrived_keys_;
     V* values_out = kSortedDigits == 1 ? io_.values_out : arrived_values_;
     const auto digit = prims::detail::pass_digit<K>(order_, 0, kSortedBits, kDigitBits, 0);
-    return prims::detail::with_segmented_onesweep_tiles<K, V>(n_, arriving, [&](auto tiles) {
-      return prims::detail::segmented_onesweep_gather_pass<K, V, uint64_t, decltype(tiles)>(
+    using Sorting = typename Table::template SegmentedSort<K, V>;
+    return prims::detail::with_segmented_onesweep_tiles<Table, K, V, Sorting>(n_, arriving, [&](auto tiles) {
+      return prims::detail::segmented_onesweep_gather_pass<Table, K, V, uint64_t, decltype(tiles)>(
           gather.gathering, key_sources_, value_sources_, keys_out, values_out, offset_table(kArrivingBegins),
           offset_table(kArrivingEnds), offset_table(kArrivingBuckets), word_table(kArrivingSources), digit,
           direct_ ? near_pieces_ : 0u, stream_);
@@ -820,9 +823,10 @@ class DistributedRadixSort {
                                    static_cast<const unsigned*>(word_table(kSegmentLasts)), bucket_count(),
                                    state.counts);
     };
-    return prims::detail::with_segmented_onesweep_tiles<K, V>(n_, segments, [&](auto tiles) {
+    using Sorting = typename Table::template SegmentedSort<K, V>;
+    return prims::detail::with_segmented_onesweep_tiles<Table, K, V, Sorting>(n_, segments, [&](auto tiles) {
       // The buckets hold every arrived key: the passes' grids are a block a tile.
-      return prims::detail::segmented_onesweep_sort<K, V, uint64_t, decltype(tiles), decltype(fill_counts),
+      return prims::detail::segmented_onesweep_sort<Table, K, V, uint64_t, decltype(tiles), decltype(fill_counts),
                                                     prims::detail::OnesweepGrid::Tiles>(
           gather.buckets, io, static_cast<const uint64_t*>(segment_begins_),
           static_cast<const uint64_t*>(segment_ends_), order_, kDigitBits, kSortedBits, partitioned_keys_,
@@ -983,11 +987,15 @@ template <class K, class V>
 ncclResult_t radix_sort(ncclComm_t comm, void* temp, size_t& temp_bytes, prims::detail::PassBuffers<K, V> io,
                         size_t n_local, Order order, cudaStream_t stream) {
   try {
-    using Sort = DistributedRadixSort<K, V>;
-    std::optional<Sort> sort;
-    PRIMS_NCCL_TRY(Sort::create(comm, temp, temp_bytes, io, n_local, order, stream, sort));
-    if (!sort) return ncclSuccess;
-    return sort->run();
+    ncclResult_t result = ncclSuccess;
+    PRIMS_NCCL_TRY_CUDA(prims::detail::with_tuning([&](auto table) {
+      using Sort = DistributedRadixSort<K, V, decltype(table)>;
+      std::optional<Sort> sort;
+      result = Sort::create(comm, temp, temp_bytes, io, n_local, order, stream, sort);
+      if (result == ncclSuccess && sort) result = sort->run();
+      return cudaSuccess;
+    }));
+    return result;
   } catch (...) {
     return ncclSystemError;
   }

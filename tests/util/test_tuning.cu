@@ -1,0 +1,106 @@
+// The tuning hub (prims/device/detail/tuning.cuh): which table a GPU gets, what each table holds, and that every
+// dispatcher takes the table it is handed. Host-only but the last test.
+#include <gtest/gtest.h>
+
+#include <type_traits>
+
+#include "gpu_test.cuh"
+#include "prims/device/detail/tuning.cuh"
+#include "prims/device/radix_sort.cuh"
+#include "prims/device/segmented_radix_sort.cuh"
+
+namespace {
+
+using prims::detail::Generation;
+using prims::detail::generation_for;
+using prims::detail::NoValues;
+using prims::detail::TuningSm100;
+using prims::detail::TuningSm80;
+using prims::detail::TuningSm86;
+using prims::detail::TuningSm90;
+
+constexpr size_t kKB = 1024;
+
+TEST(Tuning, EachGenerationGetsItsTable) {
+  EXPECT_EQ(Generation::Sm80, generation_for(8, 0, 163 * kKB));    // A100
+  EXPECT_EQ(Generation::Sm80, generation_for(8, 7, 163 * kKB));    // Orin
+  EXPECT_EQ(Generation::Sm86, generation_for(8, 6, 99 * kKB));     // RTX 3090, A40
+  EXPECT_EQ(Generation::Sm86, generation_for(8, 9, 99 * kKB));     // RTX 4090, L40S
+  EXPECT_EQ(Generation::Sm90, generation_for(9, 0, 227 * kKB));    // H100, H200
+  EXPECT_EQ(Generation::Sm100, generation_for(10, 0, 227 * kKB));  // B200
+  EXPECT_EQ(Generation::Sm86, generation_for(12, 0, 99 * kKB));    // RTX 5090: sm_120, 99 KB a block
+}
+
+TEST(Tuning, APartWithLessSharedMemoryTakesALargestTableThatFits) {
+  EXPECT_EQ(Generation::Sm80, generation_for(9, 0, 200 * kKB));
+  EXPECT_EQ(Generation::Sm86, generation_for(9, 0, 99 * kKB));
+  EXPECT_EQ(Generation::Sm86, generation_for(8, 0, 100 * kKB));
+  EXPECT_EQ(Generation::Sm86, generation_for(8, 0, 8 * kKB));  // below every table: the smallest
+  EXPECT_EQ(Generation::Sm90, generation_for(11, 0, 227 * kKB));
+}
+
+TEST(Tuning, TablesShareTheEntriesTheyKeep) {
+  // Shared entries are one type, so their kernels are compiled once.
+  static_assert(std::is_same_v<TuningSm80::Onesweep<uint32_t, NoValues>, TuningSm90::Onesweep<uint32_t, NoValues>>);
+  static_assert(std::is_same_v<TuningSm100::SegmentedSort<uint64_t, uint32_t>,
+                               TuningSm90::SegmentedSort<uint64_t, uint32_t>>);
+  static_assert(std::is_same_v<TuningSm86::Onesweep<float, NoValues>, TuningSm90::Onesweep<float, NoValues>>);
+  static_assert(std::is_same_v<TuningSm86::Reduce, TuningSm90::Reduce>);
+  // The 99 KB table's histograms are its own, and fit.
+  using Wide86 = TuningSm86::OnesweepHistogram<uint32_t>::Wide;
+  using Wide90 = TuningSm90::OnesweepHistogram<uint32_t>::Wide;
+  static_assert(!std::is_same_v<Wide86, Wide90>);
+  EXPECT_LE(Wide86::shared_bytes<uint32_t>(8), TuningSm86::shared_bytes_per_block);
+  EXPECT_LE((TuningSm86::OnesweepHistogram<uint64_t>::Wide::shared_bytes<uint64_t>(8)),
+            TuningSm86::shared_bytes_per_block);
+  EXPECT_LE((TuningSm86::SegmentedOnesweepHistogram<uint64_t>::shared_bytes<uint64_t>(8)),
+            TuningSm86::shared_bytes_per_block);
+  EXPECT_GT(Wide90::shared_bytes<uint32_t>(8), TuningSm86::shared_bytes_per_block);
+  EXPECT_TRUE(TuningSm90::tuned);
+  EXPECT_FALSE(TuningSm80::tuned || TuningSm86::tuned || TuningSm100::tuned);
+}
+
+TEST(Tuning, OneBlockLimitFollowsSharedMemory) {
+  using prims::detail::one_block_max_items;
+  // Keys alone take the largest shape everywhere; pairs of 4-byte items lose it where 99 KB cannot hold it.
+  EXPECT_EQ((one_block_max_items<TuningSm86, uint32_t, NoValues>()),
+            (one_block_max_items<TuningSm90, uint32_t, NoValues>()));
+  EXPECT_LT((one_block_max_items<TuningSm86, uint32_t, uint32_t>()),
+            (one_block_max_items<TuningSm90, uint32_t, uint32_t>()));
+  EXPECT_EQ((one_block_max_items<TuningSm90, uint32_t, uint32_t>()), (prims::device::kOneBlockMaxItems<uint32_t, uint32_t>));
+  EXPECT_LE((prims::detail::one_block_auto_max_items<TuningSm86, uint32_t, uint32_t>()),
+            (one_block_max_items<TuningSm86, uint32_t, uint32_t>()));
+}
+
+using ForcedTable = prims::test::ForcedTuning;
+
+Generation table_taken() {
+  Generation taken = Generation::Sm80;
+  EXPECT_EQ(cudaSuccess, prims::detail::with_tuning([&](auto table) {
+              taken = decltype(table)::generation;
+              return cudaSuccess;
+            }));
+  return taken;
+}
+
+TEST(Tuning, DispatchTakesTheForcedTable) {
+  for (const Generation generation : prims::test::kEveryGeneration) {
+    const ForcedTable forced(static_cast<int>(generation), 0);
+    EXPECT_EQ(generation, table_taken());
+  }
+}
+
+TEST(Tuning, TheDeviceGetsItsGenerationsTableAndA99KBCapTheSmallest) {
+  PRIMS_REQUIRE_GPU();
+  const ForcedTable device_choice(-1, 0);
+  int capability = 0;
+  ASSERT_EQ(cudaSuccess, prims::detail::compute_capability(capability));
+  size_t shared_bytes = 0;
+  ASSERT_EQ(cudaSuccess, prims::detail::shared_memory_per_block(shared_bytes));
+  EXPECT_EQ(generation_for(capability / 10, capability % 10, shared_bytes), table_taken());
+  if (capability == 90) EXPECT_EQ(Generation::Sm90, table_taken());
+  const ForcedTable capped(-1, 99 * kKB);
+  EXPECT_EQ(Generation::Sm86, table_taken());
+}
+
+}  // namespace
