@@ -36,7 +36,8 @@ TEST(Tuning, APartWithLessSharedMemoryTakesALargestTableThatFits) {
   EXPECT_EQ(Generation::Sm86, generation_for(9, 0, 99 * kKB));
   EXPECT_EQ(Generation::Sm86, generation_for(8, 0, 100 * kKB));
   EXPECT_EQ(Generation::Sm86, generation_for(8, 0, 8 * kKB));  // below every table: the smallest
-  EXPECT_EQ(Generation::Sm90, generation_for(11, 0, 227 * kKB));
+  EXPECT_EQ(Generation::Sm100, generation_for(11, 0, 227 * kKB));  // newer than the newest table: the newest
+  EXPECT_EQ(Generation::Sm80, generation_for(10, 0, 200 * kKB));
 }
 
 TEST(Tuning, TablesShareTheEntriesTheyKeep) {
