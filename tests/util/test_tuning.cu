@@ -68,7 +68,8 @@ TEST(Tuning, OneBlockLimitFollowsSharedMemory) {
             (one_block_max_items<TuningSm90, uint32_t, NoValues>()));
   EXPECT_LT((one_block_max_items<TuningSm86, uint32_t, uint32_t>()),
             (one_block_max_items<TuningSm90, uint32_t, uint32_t>()));
-  EXPECT_EQ((one_block_max_items<TuningSm90, uint32_t, uint32_t>()), (prims::device::kOneBlockMaxItems<uint32_t, uint32_t>));
+  EXPECT_EQ((one_block_max_items<TuningSm90, uint32_t, uint32_t>()),
+            (prims::device::kOneBlockMaxItems<uint32_t, uint32_t>));
   EXPECT_LE((prims::detail::one_block_auto_max_items<TuningSm86, uint32_t, uint32_t>()),
             (one_block_max_items<TuningSm86, uint32_t, uint32_t>()));
 }

@@ -229,8 +229,7 @@ __device__ void segmented_onesweep_histogram_block(const K* __restrict__ keys, O
     const size_t end = static_cast<size_t>(to_tile) * Tile::kTileItems < segment.size
                            ? static_cast<size_t>(to_tile) * Tile::kTileItems
                            : segment.size;
-    count_keys_in_vectors<kThreads, Shape::items>(keys + segment.begin + begin, end - begin,
-                                                                         0, 1, count_key);
+    count_keys_in_vectors<kThreads, Shape::items>(keys + segment.begin + begin, end - begin, 0, 1, count_key);
     if (s + 1 >= count || state.segments[s + 1].first_tile >= last) break;
     // An empty segment counted nothing: no flush (a list may hold many, as the distributed sort's pieces do).
     if (end > begin) flush(s);
