@@ -3,7 +3,8 @@
 # binaries, run the benches. Logs and JSON go to $OUT (default ./gpu-out); a short summary is printed last.
 #
 #   scripts/gpu-check.sh                 everything
-#   scripts/gpu-check.sh tests bench     only some stages (build always runs): tests, sanitize, bench
+#   scripts/gpu-check.sh tests bench     only some stages (build always runs): tests, tables, sanitize, bench
+#   scripts/gpu-check.sh tables          the tests again under each other GPU generation's tuning table
 #   BENCH_ARGS="--max-log2 24" scripts/gpu-check.sh bench      extra arguments for every bench
 #   BENCHES="bench_scan" ... ; TEST_FILTER=Scan ... (ctest -R)
 #   SANITIZE_FILTER / SANITIZE_NARROW_FILTER (gtest filters, see the stage) ; SANITIZE_TIMEOUT=600 (s per run)
@@ -36,6 +37,15 @@ if wants tests; then
   ctest --test-dir "$BUILD" -j4 --output-on-failure -R "${TEST_FILTER:-.}" >"$OUT/ctest.log" 2>&1 || status=1
   note "tests: $(grep -E 'tests passed|tests failed' "$OUT/ctest.log")"
   grep -E '^\s+[0-9]+ - .*(Failed|Timeout|Exception)' "$OUT/ctest.log" | head -30 | tee -a "$summary"
+fi
+
+if wants tables; then
+  # Every tuning table on this GPU (tests/tuning_switch.cu): the table forced, the shared memory capped at its.
+  for table in ${TABLES:-sm80 sm86 sm100}; do
+    PRIMS_TEST_TUNING=$table ctest --test-dir "$BUILD" -j4 --output-on-failure -R "${TEST_FILTER:-.}" \
+      >"$OUT/ctest-$table.log" 2>&1 || status=1
+    note "tests under $table: $(grep -E 'tests passed|tests failed' "$OUT/ctest-$table.log")"
+  done
 fi
 
 if wants sanitize; then

@@ -51,6 +51,18 @@ using KeyTypes =
     ::testing::Types<int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, int64_t, uint64_t, float, double>;
 TYPED_TEST_SUITE(RadixKeyTyped, KeyTypes);
 
+TYPED_TEST(RadixKeyTyped, FromPlainOrderedBitsRebuildsEveryKeyThatIsNotSpecial) {
+  using K = TypeParam;
+  size_t rebuilt = 0;
+  for (const K key : sample_keys<K>(5000, 17 + sizeof(K))) {
+    if (RadixKey<K>::is_special(key)) continue;
+    const K back = RadixKey<K>::from_plain_ordered_bits(RadixKey<K>::plain_ordered_bits(key));
+    ASSERT_EQ(RadixKey<K>::raw_bits(key), RadixKey<K>::raw_bits(back)) << +key;
+    ++rebuilt;
+  }
+  EXPECT_GT(rebuilt, 4000u);
+}
+
 TYPED_TEST(RadixKeyTyped, OrderedBitsOrderLikeTheKeys) {
   using K = TypeParam;
   const std::vector<K> keys = sample_keys<K>(2000, sizeof(K));

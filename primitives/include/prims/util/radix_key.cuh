@@ -96,6 +96,19 @@ struct RadixKey {
     }
   }
 
+  /// The key whose plain_ordered_bits are `bits`: its inverse, for keys that are not special (a sort that keeps
+  /// only the ordered bits of its keys rebuilds them with it).
+  PRIMS_HOST_DEVICE static K from_plain_ordered_bits(Bits bits) {
+    if constexpr (std::is_floating_point_v<K>) {
+      bits = (bits & kSignBit) ? static_cast<Bits>(bits ^ kSignBit) : static_cast<Bits>(~bits);
+    } else if constexpr (std::is_signed_v<K>) {
+      bits = static_cast<Bits>(bits ^ kSignBit);
+    }
+    K key;
+    memcpy(&key, &bits, sizeof(K));
+    return key;
+  }
+
   /// Bits whose unsigned order is the ascending key order described at the top of this file.
   PRIMS_HOST_DEVICE static Bits ordered_bits(K key) {
     const Bits bits = raw_bits(key);

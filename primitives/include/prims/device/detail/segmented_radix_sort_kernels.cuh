@@ -447,16 +447,7 @@ struct SegmentedWarpSort {
   /// The key whose plain word (sort bits over the whole key) is `word`: undoes the order's complement and
   /// RadixKey<K>::ordered_bits (for floats: a key that is not special).
   __device__ static K key_of(Bits word, Order order) {
-    constexpr Bits kSignBit = RadixKey<K>::kSignBit;
-    Bits bits = order == Order::Descending ? static_cast<Bits>(~word) : word;
-    if constexpr (std::is_floating_point_v<K>) {
-      bits = (bits & kSignBit) ? static_cast<Bits>(bits ^ kSignBit) : static_cast<Bits>(~bits);
-    } else if constexpr (std::is_signed_v<K>) {
-      bits = static_cast<Bits>(bits ^ kSignBit);
-    }
-    K key;
-    memcpy(&key, &bits, sizeof(K));
-    return key;
+    return RadixKey<K>::from_plain_ordered_bits(order == Order::Descending ? static_cast<Bits>(~word) : word);
   }
 
   /// Sorts the segment [begin, begin + size) with the other lanes of the group (member: this lane's place in it);

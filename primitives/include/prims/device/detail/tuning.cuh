@@ -83,6 +83,22 @@ struct TuningSm90 {
     static constexpr int single_block_max_tiles = 2;
   };
 
+  /// The decoupled look-back (lookback.cuh) of every single-pass algorithm whose tile carries one value: the scan,
+  /// the selections, the by-key family and top-k's splits take it as a base. Chosen with bench/tune_scan
+  /// (docs/design-notes.md, "Scan").
+  struct LookBack {
+    /// Pause between two polls of predecessors that have not published yet, so spinning warps leave the SM's issue
+    /// slots and the L2 to the blocks that are still loading.
+    static constexpr unsigned look_back_wait_ns = 64;
+    /// Tiles each lane of the look-back warp reads per poll: one poll covers 32 * this many predecessors. One: wider
+    /// polls wait longer for the nearest predecessors.
+    static constexpr int look_back_tiles_per_lane = 1;
+    /// Bytes between two tiles' status words: one 32-byte L2 sector each. Neighbouring tiles publish and poll at
+    /// the same moments; with words packed side by side (8 a sector for 4-byte types) every publish and every poll
+    /// of a sector's tiles queue on the same sector; a sector each is enough, wider slots gain nothing.
+    static constexpr int status_slot_bytes = 32;
+  };
+
   /// The single-pass kernel (H100: 132 SMs, 3 TB/s) and items of type T. 256 threads. Fewer,
   /// larger tiles shorten the chain of look-backs that every tile's prefix travels along; more resident blocks keep
   /// more bytes in flight while some of them wait on their look-back. 4-byte items: 128 bytes a thread (32 KB tiles)
@@ -92,25 +108,15 @@ struct TuningSm90 {
   /// keep 32 KB tiles and the registers they need.
   /// Chosen with bench/tune_scan (docs/design-notes.md, "Scan").
   template <class T>
-  struct SinglePassScan {
+  struct SinglePassScan : LookBack {
     static constexpr int block_threads = 256;
     static constexpr int bytes_per_thread = sizeof(T) == 8 ? 176 : 128;
     /// Blocks an SM must be able to hold, which caps a thread's registers (65536 / (256 * blocks), rounded down to 8).
     static constexpr int min_blocks_per_sm = sizeof(T) == 4 ? 5 : sizeof(T) == 8 ? 4 : 1;
-    /// Pause between two polls of predecessors that have not published yet, so spinning warps leave the SM's issue
-    /// slots and the L2 to the blocks that are still loading.
-    static constexpr unsigned look_back_wait_ns = 64;
-    /// Tiles each lane of the look-back warp reads per poll: one poll covers 32 * this many predecessors. One: wider
-    /// polls wait longer for the nearest predecessors.
-    static constexpr int look_back_tiles_per_lane = 1;
     /// How tiles are read and written (util/vector_load.cuh): every item is touched once, so loads are marked last
     /// use and stores evict-first, leaving the L2 to the look-back's status words and the loads still in flight.
     static constexpr CacheHint load_hint = CacheHint::LastUse;
     static constexpr CacheHint store_hint = CacheHint::LastUse;
-    /// Bytes between two tiles' status words: one 32-byte L2 sector each. Neighbouring tiles publish and poll at
-    /// The same moments; with words packed side by side (8 a sector for 4-byte types) every publish and every poll
-    /// of a sector's tiles queue on the same sector; a sector each is enough, wider slots gain nothing.
-    static constexpr int status_slot_bytes = 32;
   };
 
   /// The three reduce-then-scan kernels: 512 threads with 64 bytes each (32 KB tiles) and a grid
@@ -126,13 +132,10 @@ struct TuningSm90 {
   /// shorten the chain of look-backs), look-back as the scan's.
   /// Chosen with bench/bench_select (docs/design-notes.md, "Selections").
   template <class T>
-  struct Select {
+  struct Select : LookBack {
     static constexpr int block_threads = 256;
     static constexpr int bytes_per_thread = 128;
     static constexpr int max_items_per_thread = 32;
-    static constexpr unsigned look_back_wait_ns = 64;
-    static constexpr int look_back_tiles_per_lane = 1;
-    static constexpr int status_slot_bytes = 32;
     static constexpr CacheHint load_hint = CacheHint::Normal;
   };
 
@@ -140,13 +143,10 @@ struct TuningSm90 {
   /// 4-byte keys and values) and loads marked last use. Chosen with bench/bench_select (docs/design-notes.md,
   /// "Selections").
   template <class K, class V>
-  struct SelectByKey {
+  struct SelectByKey : LookBack {
     static constexpr int block_threads = 256;
     static constexpr int bytes_per_thread = 160;
     static constexpr int max_items_per_thread = 32;
-    static constexpr unsigned look_back_wait_ns = 64;
-    static constexpr int look_back_tiles_per_lane = 1;
-    static constexpr int status_slot_bytes = 32;
     static constexpr CacheHint load_hint = CacheHint::LastUse;
   };
 
@@ -154,14 +154,11 @@ struct TuningSm90 {
   /// keys and values: larger tiles shorten the chain of look-backs), registers capped for 3 blocks an SM, loads and
   /// stores marked last use (as the scan's), look-back as the scan's. Chosen with bench/bench_by_key
   /// (docs/design-notes.md, "By key").
-  struct ByKey {
+  struct ByKey : LookBack {
     static constexpr int block_threads = 256;
     static constexpr int bytes_per_thread = 160;
     static constexpr int max_items_per_thread = 20;
     static constexpr int min_blocks_per_sm = 3;
-    static constexpr unsigned look_back_wait_ns = 64;
-    static constexpr int look_back_tiles_per_lane = 1;
-    static constexpr int status_slot_bytes = 32;
     static constexpr CacheHint load_hint = CacheHint::LastUse;
     static constexpr CacheHint store_hint = CacheHint::LastUse;
   };
@@ -364,7 +361,7 @@ struct TuningSm90 {
   /// with a copy of the 256 counters a lane (lane l's in bank l: a warp's atomics never collide, however skewed the
   /// keys). Chosen with bench/bench_top_k (bench/results/2026-11-26-H100-bench_top_k-trials.txt).
   template <class K, class V>
-  struct TopK {
+  struct TopK : LookBack {
     static constexpr int radix_bits = 8;
     static constexpr int block_threads = 256;
     static constexpr int bytes_per_thread = 128;
@@ -376,9 +373,6 @@ struct TuningSm90 {
     static constexpr int count_threads = 256;
     static constexpr int count_items = sizeof(K) <= 4 ? 16 : 8;
     static constexpr int count_blocks_per_sm = 4;
-    static constexpr unsigned look_back_wait_ns = 64;
-    static constexpr int look_back_tiles_per_lane = 1;
-    static constexpr int status_slot_bytes = 32;
     /// The candidates' buffer: n / candidates_share keys (and values), enough for the top digit's share of n unless
     /// keys are skewed.
     static constexpr size_t candidates_share = 16;
