@@ -2,7 +2,7 @@
 # One command for a GPU machine: build, run every test, run compute-sanitizer memcheck and racecheck on the test
 # binaries, run the benches. Logs and JSON go to $OUT (default ./gpu-out); a short summary is printed last.
 #
-#   scripts/gpu-check.sh                 everything
+#   scripts/gpu-check.sh                 tests, sanitize and bench
 #   scripts/gpu-check.sh tests bench     only some stages (build always runs): tests, tables, sanitize, bench
 #   scripts/gpu-check.sh tables          the tests again under each other GPU generation's tuning table
 #   BENCH_ARGS="--max-log2 24" scripts/gpu-check.sh bench      extra arguments for every bench

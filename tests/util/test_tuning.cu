@@ -61,6 +61,32 @@ TEST(Tuning, TablesShareTheEntriesTheyKeep) {
   EXPECT_FALSE(TuningSm80::tuned || TuningSm86::tuned || TuningSm100::tuned);
 }
 
+/// The tests size their inputs around tile edges of Hopper's entries (sort_check.cuh, test_scan.cu, test_select.cu,
+/// test_by_key.cu, test_segmented_radix_sort.cu): right under every forced table while every table keeps them. A
+/// table that changes one of these entries fails here, and those tests must then take the current table's.
+template <class Table>
+constexpr bool keeps_hoppers_tiles() {
+  using H = TuningSm90;
+  return std::is_same_v<typename Table::template Onesweep<uint32_t, NoValues>, H::Onesweep<uint32_t, NoValues>> &&
+         std::is_same_v<typename Table::template OnesweepSmall<uint32_t, NoValues>,
+                        H::OnesweepSmall<uint32_t, NoValues>> &&
+         std::is_same_v<typename Table::template TileCounts<uint32_t, NoValues>, H::TileCounts<uint32_t, NoValues>> &&
+         std::is_same_v<typename Table::template OneBlock<uint32_t, uint32_t>, H::OneBlock<uint32_t, uint32_t>> &&
+         std::is_same_v<typename Table::template SegmentedSort<uint32_t, uint32_t>,
+                        H::SegmentedSort<uint32_t, uint32_t>> &&
+         std::is_same_v<typename Table::template SinglePassScan<int>, H::SinglePassScan<int>> &&
+         std::is_same_v<typename Table::ReduceThenScan, H::ReduceThenScan> &&
+         std::is_same_v<typename Table::template Select<int>, H::Select<int>> &&
+         std::is_same_v<typename Table::ByKey, H::ByKey> && std::is_same_v<typename Table::Reduce, H::Reduce> &&
+         std::is_same_v<typename Table::template Hybrid<uint64_t, NoValues>, H::Hybrid<uint64_t, NoValues>>;
+}
+
+TEST(Tuning, EveryTableKeepsTheTilesTheTestsSizeAround) {
+  static_assert(keeps_hoppers_tiles<TuningSm80>() && keeps_hoppers_tiles<TuningSm86>() &&
+                keeps_hoppers_tiles<TuningSm100>());
+  EXPECT_TRUE(keeps_hoppers_tiles<TuningSm90>());
+}
+
 TEST(Tuning, OneBlockLimitFollowsSharedMemory) {
   using prims::detail::one_block_max_items;
   // Keys alone take the largest shape everywhere; pairs of 4-byte items lose it where 99 KB cannot hold it.

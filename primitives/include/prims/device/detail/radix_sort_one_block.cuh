@@ -67,10 +67,11 @@ __global__ void __launch_bounds__(Shape::threads, 1)
 
 /// The one-block sort under a table: n above one_block_max_items<Table, K, V>() is cudaErrorInvalidValue. Needs no
 /// temporary storage (the size query asks for the smallest carved block, so the two-phase protocol holds). An
-/// empty bit range copies. `Policy` is a template argument so tests can give it other shapes.
-template <class Table, class K, class V, class Policy = typename Table::template OneBlock<K, V>>
+/// empty bit range copies.
+template <class Table, class K, class V>
 cudaError_t one_block_sort(void* temp, size_t& temp_bytes, PassBuffers<K, V> io, size_t n, Order order,
                            int begin_bit, int end_bit, cudaStream_t stream) {
+  using Policy = typename Table::template OneBlock<K, V>;
   constexpr size_t kMaxItems = one_block_max_items<Table, K, V>();
   if (n > kMaxItems) {
     return invalid_value("RadixSortAlgorithm::OneBlock: n = %zu is over its limit of %zu items", n,
