@@ -86,13 +86,15 @@ cudaError_t one_block_max_items(size_t& items) {
 
 namespace prims::detail {
 
-/// The sort with the algorithm chosen at compile time: an explicit TileCounts call compiles no Onesweep kernel.
-/// With `bucket_offsets` (one pass only: end_bit - begin_bit <= 8), also writes where each digit's keys start,
-/// then n (the partition).
-/// The sort under a table (see with_tuning, detail/tuning.cuh).
+/// The sort under a table (with_tuning, detail/tuning.cuh), with the algorithm chosen at compile time: an explicit
+/// TileCounts call compiles no Onesweep kernel. With `bucket_offsets` (one pass only: end_bit - begin_bit <= 8),
+/// also writes where each digit's keys start, then n (the partition). The bit range is checked by the caller.
 template <device::RadixSortAlgorithm ALGORITHM, class Table, class K, class V>
 cudaError_t radix_sort_with(void* temp, size_t& temp_bytes, PassBuffers<K, V> io, size_t n, Order order,
                             int begin_bit, int end_bit, size_t* bucket_offsets, cudaStream_t stream) {
+  static_assert(kIsRadixKey<K>, "radix-sort keys are 1 to 8-byte integers, float or double");
+  static_assert(std::is_trivially_copyable_v<V> && sizeof(V) <= 16,
+                "radix-sort values are trivially copyable types of up to 16 bytes");
   using device::RadixSortAlgorithm;
   if constexpr (ALGORITHM == RadixSortAlgorithm::Auto) {
     // One of the two, by n alone, so the size query and the run agree.
@@ -115,12 +117,10 @@ cudaError_t radix_sort_with(void* temp, size_t& temp_bytes, PassBuffers<K, V> io
   }
 }
 
+/// The sort under the current device's table, its arguments checked.
 template <device::RadixSortAlgorithm ALGORITHM, class K, class V>
 cudaError_t radix_sort(void* temp, size_t& temp_bytes, PassBuffers<K, V> io, size_t n, Order order, int begin_bit,
                        int end_bit, size_t* bucket_offsets, cudaStream_t stream) {
-  static_assert(kIsRadixKey<K>, "radix-sort keys are 1 to 8-byte integers, float or double");
-  static_assert(std::is_trivially_copyable_v<V> && sizeof(V) <= 16,
-                "radix-sort values are trivially copyable types of up to 16 bytes");
   if (!valid_bit_range<K>(begin_bit, end_bit)) {
     return invalid_value("radix_sort: bit range [%d, %d) is not inside a %d-bit key", begin_bit, end_bit,
                          RadixKey<K>::kBits);

@@ -102,18 +102,25 @@ cudaError_t dispatch_reduce_then_scan(void* temp, size_t& temp_bytes, const T* i
                                threads, 0, stream, in, out, n, spans, static_cast<const T*>(totals), op, seed);
 }
 
+/// The scan under a table (with_tuning, detail/tuning.cuh): what an algorithm that scans as one of its steps
+/// calls with the table it runs under.
+template <device::ScanAlgorithm ALGORITHM, bool EXCLUSIVE, class Table, class T, class Op>
+cudaError_t scan_with(void* temp, size_t& temp_bytes, const T* in, T* out, size_t n, Op op, Maybe<T> seed,
+                      cudaStream_t stream) {
+  if constexpr (ALGORITHM == device::ScanAlgorithm::SinglePass) {
+    using Policy = typename Table::template SinglePassScan<T>;
+    return dispatch_single_pass<Policy, EXCLUSIVE>(temp, temp_bytes, in, out, n, op, seed, stream);
+  } else {
+    using Policy = typename Table::ReduceThenScan;
+    return dispatch_reduce_then_scan<Policy, EXCLUSIVE>(temp, temp_bytes, in, out, n, op, seed, stream);
+  }
+}
+
 template <device::ScanAlgorithm ALGORITHM, bool EXCLUSIVE, class T, class Op>
 cudaError_t scan(void* temp, size_t& temp_bytes, const T* in, T* out, size_t n, Op op, Maybe<T> seed,
                  cudaStream_t stream) {
   return with_tuning([&](auto table) {
-    using Table = decltype(table);
-    if constexpr (ALGORITHM == device::ScanAlgorithm::SinglePass) {
-      using Policy = typename Table::template SinglePassScan<T>;
-      return dispatch_single_pass<Policy, EXCLUSIVE>(temp, temp_bytes, in, out, n, op, seed, stream);
-    } else {
-      using Policy = typename Table::ReduceThenScan;
-      return dispatch_reduce_then_scan<Policy, EXCLUSIVE>(temp, temp_bytes, in, out, n, op, seed, stream);
-    }
+    return scan_with<ALGORITHM, EXCLUSIVE, decltype(table)>(temp, temp_bytes, in, out, n, op, seed, stream);
   });
 }
 

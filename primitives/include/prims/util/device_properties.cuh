@@ -12,21 +12,23 @@ namespace prims::detail {
 
 inline constexpr int kMaxCachedDevices = 64;
 
-/// One cached integer attribute of the current device.
+/// One cached integer attribute of the current device (a non-negative one; the cache keeps it plus one, so that 0
+/// means "not read yet" and an attribute of 0 is cached too).
 template <cudaDeviceAttr ATTRIBUTE>
 cudaError_t cached_device_attribute(int& value) {
   static std::atomic<int> cache[kMaxCachedDevices] = {};
   int device = 0;
   PRIMS_TRY(cudaGetDevice(&device));
   if (device < kMaxCachedDevices) {
-    value = cache[device].load(std::memory_order_relaxed);
-    if (value > 0) {
+    const int cached = cache[device].load(std::memory_order_relaxed);
+    if (cached > 0) {
+      value = cached - 1;
       return cudaSuccess;
     }
   }
   PRIMS_TRY(cudaDeviceGetAttribute(&value, ATTRIBUTE, device));
   if (device < kMaxCachedDevices) {
-    cache[device].store(value, std::memory_order_relaxed);
+    cache[device].store(value + 1, std::memory_order_relaxed);
   }
   return cudaSuccess;
 }
@@ -38,19 +40,11 @@ inline cudaError_t multiprocessor_count(int& count) {
 
 /// The compute capability of the current device as major * 10 + minor (90 for an H100).
 inline cudaError_t compute_capability(int& capability) {
-  static std::atomic<int> cache[kMaxCachedDevices] = {};
-  int device = 0;
-  PRIMS_TRY(cudaGetDevice(&device));
-  if (device < kMaxCachedDevices) {
-    capability = cache[device].load(std::memory_order_relaxed);
-    if (capability > 0) return cudaSuccess;
-  }
   int major = 0;
   int minor = 0;
-  PRIMS_TRY(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
-  PRIMS_TRY(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device));
+  PRIMS_TRY(cached_device_attribute<cudaDevAttrComputeCapabilityMajor>(major));
+  PRIMS_TRY(cached_device_attribute<cudaDevAttrComputeCapabilityMinor>(minor));
   capability = major * 10 + minor;
-  if (device < kMaxCachedDevices) cache[device].store(capability, std::memory_order_relaxed);
   return cudaSuccess;
 }
 

@@ -3,7 +3,7 @@
 // pass is three steps:
 //   1. tile_counts_kernel   block b counts its tile's digits in shared memory and writes them digit-major:
 //                           counts[d * num_tiles + b];
-//   2. device::exclusive_sum over that flat array: entry (d, b) becomes the output position of tile b's first
+//   2. the device scan's exclusive sum over that flat array: entry (d, b) becomes the output position of tile b's first
 //                           key with digit d (all smaller digits, then digit d in earlier tiles);
 //   3. tile_counts_scatter_kernel   block b ranks its tile (block::RadixRank) and scatters it from there
 //                           (SortTile, radix_sort_common.cuh).
@@ -80,7 +80,12 @@ cudaError_t tile_counts_sort(void* temp, size_t& temp_bytes, PassBuffers<K, V> i
     return invalid_value("RadixSortAlgorithm::TileCounts: n = %zu needs more tiles than a grid has blocks", n);
   }
   size_t scan_bytes = 0;
-  PRIMS_TRY(device::exclusive_sum<size_t>(nullptr, scan_bytes, nullptr, nullptr, num_counts, stream));
+  // The counts' exclusive sum, under this sort's table.
+  auto exclusive_sum = [&](void* scan_temp, size_t* counts) {
+    return scan_with<kDefaultScanAlgorithm, true, Table>(scan_temp, scan_bytes, static_cast<const size_t*>(counts),
+                                                         counts, num_counts, Sum{}, Maybe<size_t>{0, true}, stream);
+  };
+  PRIMS_TRY(exclusive_sum(nullptr, nullptr));
   std::optional<SortBuffers<K, V>> buffers;
   void* parts[2];
   PRIMS_TRY(sort_prologue(temp, temp_bytes, io, n, num_passes, {num_counts * sizeof(size_t), scan_bytes}, parts,
@@ -93,7 +98,7 @@ cudaError_t tile_counts_sort(void* temp, size_t& temp_bytes, PassBuffers<K, V> i
     const PassBuffers<K, V> pass_buffers = buffers->pass(pass);
     PRIMS_TRY(launch(tile_counts_kernel<Policy, K>, static_cast<unsigned>(num_tiles), Policy::block_threads, 0,
                      stream, pass_buffers.keys_in, n, digit_of, counts, num_tiles));
-    PRIMS_TRY(device::exclusive_sum(parts[1], scan_bytes, counts, counts, num_counts, stream));
+    PRIMS_TRY(exclusive_sum(parts[1], counts));
     PRIMS_TRY(launch(tile_counts_scatter_kernel<Policy, K, V>, static_cast<unsigned>(num_tiles),
                      Policy::block_threads, 0, stream, pass_buffers, n, digit_of, static_cast<const size_t*>(counts),
                      num_tiles));

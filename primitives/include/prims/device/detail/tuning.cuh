@@ -423,13 +423,6 @@ struct TuningSm86 : TuningSm90 {
   using SegmentedOnesweepHistogram = HistogramShape<THREADS, 1, sizeof(K) <= 4 ? 16 : 8, sizeof(K) <= 4 ? 16 : 8>;
 };
 
-/// The table of a generation, as a type.
-template <Generation G>
-using TuningTable = std::conditional_t<
-    G == Generation::Sm80, TuningSm80,
-    std::conditional_t<G == Generation::Sm86, TuningSm86,
-                       std::conditional_t<G == Generation::Sm90, TuningSm90, TuningSm100>>>;
-
 /// Whether `bytes` of shared memory a block fit a table.
 template <class Table>
 constexpr bool fits_shared_memory(size_t bytes) {

@@ -355,9 +355,8 @@ class DistributedRadixSort {
     const DigitLayout layout{kKeyBits};
     // The top digit of the whole shard: the search's root.
     const Buffers whole{io_.keys_in, partitioned_keys_, io_.values_in, partitioned_values_};
-    PRIMS_NCCL_TRY_CUDA(prims::detail::radix_partition_default(scratch_, scratch_bytes_, whole, n_, local_offsets_,
-                                                               layout.begin_bit(0), layout.end_bit(0), order_,
-                                                               stream_));
+    PRIMS_NCCL_TRY_CUDA(prims::detail::radix_partition_default_with<Table>(
+        scratch_, scratch_bytes_, whole, n_, local_offsets_, layout.begin_bit(0), layout.end_bit(0), order_, stream_));
     const uint64_t own_count = n_;
     PRIMS_NCCL_TRY_CUDA(
         cudaMemcpyAsync(own_count_, &own_count, sizeof(uint64_t), cudaMemcpyHostToDevice, stream_));
@@ -428,8 +427,8 @@ class DistributedRadixSort {
     if (ranks_ == 1) {
       if (events != nullptr) PRIMS_NCCL_TRY_CUDA(cudaEventRecord(events->gather_begin, stream_));
       if (events != nullptr) PRIMS_NCCL_TRY_CUDA(cudaEventRecord(events->exchange_end, stream_));
-      PRIMS_NCCL_TRY_CUDA(prims::detail::radix_sort<device::RadixSortAlgorithm::Onesweep>(
-          scratch_, scratch_bytes_, io_, n_, order_, 0, kKeyBits, nullptr, stream_));
+      PRIMS_NCCL_TRY_CUDA((prims::detail::radix_sort_with<device::RadixSortAlgorithm::Onesweep, Table>(
+          scratch_, scratch_bytes_, io_, n_, order_, 0, kKeyBits, nullptr, stream_)));
       if (events != nullptr) PRIMS_NCCL_TRY_CUDA(cudaEventRecord(events->sort_end, stream_));
       return ncclSuccess;
     }
@@ -471,8 +470,8 @@ class DistributedRadixSort {
     if (gathers_ && kSortedDigits > 1) {
       PRIMS_NCCL_TRY_CUDA(sort_buckets(gather));
     } else if (!gathers_ && !kArrivesSorted) {
-      PRIMS_NCCL_TRY_CUDA(prims::detail::radix_sort<device::RadixSortAlgorithm::Onesweep>(
-          scratch_, scratch_bytes_, sort_io, n_, order_, 0, kKeyBits, nullptr, stream_));
+      PRIMS_NCCL_TRY_CUDA((prims::detail::radix_sort_with<device::RadixSortAlgorithm::Onesweep, Table>(
+          scratch_, scratch_bytes_, sort_io, n_, order_, 0, kKeyBits, nullptr, stream_)));
     }
     if (events != nullptr) PRIMS_NCCL_TRY_CUDA(cudaEventRecord(events->sort_end, stream_));
     return ncclSuccess;
@@ -650,17 +649,17 @@ class DistributedRadixSort {
     const Buffers none{nullptr, nullptr, nullptr, nullptr};
     const DigitLayout layout{kKeyBits};
     size_t sort_bytes = 0;
-    PRIMS_TRY(prims::detail::radix_sort<device::RadixSortAlgorithm::Onesweep>(nullptr, sort_bytes, none, n, order, 0,
-                                                                              kKeyBits, nullptr, stream));
+    PRIMS_TRY((prims::detail::radix_sort_with<device::RadixSortAlgorithm::Onesweep, Table>(
+        nullptr, sort_bytes, none, n, order, 0, kKeyBits, nullptr, stream)));
     bytes = sort_bytes;
     if (ranks == 1) return cudaSuccess;
     size_t first_bytes = 0;
     size_t refine_bytes = 0;
     size_t gather_bytes = 0;
-    PRIMS_TRY(prims::detail::radix_partition_default(nullptr, first_bytes, none, n, nullptr, layout.begin_bit(0),
-                                                     layout.end_bit(0), order, stream));
-    PRIMS_TRY(prims::detail::radix_partition<device::RadixSortAlgorithm::TileCounts>(
-        nullptr, refine_bytes, none, n, nullptr, layout.begin_bit(0), layout.end_bit(0), order, stream));
+    PRIMS_TRY(prims::detail::radix_partition_default_with<Table>(nullptr, first_bytes, none, n, nullptr,
+                                                                 layout.begin_bit(0), layout.end_bit(0), order, stream));
+    PRIMS_TRY((prims::detail::radix_partition_with<device::RadixSortAlgorithm::TileCounts, Table>(
+        nullptr, refine_bytes, none, n, nullptr, layout.begin_bit(0), layout.end_bit(0), order, stream)));
     if constexpr (!kArrivesSorted) {
       size_t sizes[kGatherParts];
       gather_sizes(ranks, n, sizes);
@@ -908,9 +907,9 @@ class DistributedRadixSort {
       K* keys = partitioned_keys_ + node.local_begin;
       V* values = kHasValues ? partitioned_values_ + node.local_begin : nullptr;
       const Buffers in_place{keys, keys, values, values};
-      PRIMS_NCCL_TRY_CUDA(prims::detail::radix_partition<device::RadixSortAlgorithm::TileCounts>(
+      PRIMS_NCCL_TRY_CUDA((prims::detail::radix_partition_with<device::RadixSortAlgorithm::TileCounts, Table>(
           scratch_, scratch_bytes_, in_place, node.local_end - node.local_begin, offsets, layout.begin_bit(level),
-          layout.end_bit(level), order_, stream_));
+          layout.end_bit(level), order_, stream_)));
       offsets += kBucketOffsets;
     }
     return ncclSuccess;
