@@ -1,14 +1,20 @@
 #pragma once
-// The decoupled look-back (Merrill & Garland 2016) of every single-pass algorithm whose tiles carry one value: the
-// scan (scan_kernels.cuh) and the selections (select_kernels.cuh). A tile's block takes its tile id from a counter
-// in the order blocks start, so a tile only ever waits on tiles of blocks already running (deadlock-free under any
-// scheduling); it publishes its aggregate, looks back over its predecessors 32 at a time with one warp until it
-// meets an inclusive prefix, and publishes its own inclusive prefix.
+// The decoupled look-back (Merrill & Garland 2016) of every single-pass algorithm: the scan (scan_kernels.cuh),
+// the selections (select_kernels.cuh), the by-key family (by_key_kernels.cuh), top-k's splits (top_k_kernels.cuh),
+// and the radix sort's Onesweep passes (radix_sort_onesweep.cuh, segmented_onesweep.cuh). A tile's block takes its
+// tile id from a counter in the order blocks start, so a tile only ever waits on tiles of blocks already running
+// (deadlock-free under any scheduling); it publishes its aggregate, looks back over its predecessors until it meets
+// an inclusive prefix, and publishes its own inclusive prefix.
 //
-//   TileStatus               one status word a tile (flag and value), in temporary storage
-//   init_tile_status_kernel  clears the words and the tile counter (temporary storage holds garbage on entry)
-//   LookBackPrefix           the block scan's prefix callback that publishes, looks back and publishes again
-//   take_tile                a block's tile from the counter
+//   TileStatus               one status word a tile (flag and value), in temporary storage; four layouts, one
+//                            interface (reset, publish, read)
+//   reset_statuses           how every status is cleared (temporary storage holds garbage on entry)
+//   init_tile_status_kernel  clears the words and the tile counter
+//   LookBackPrefix           a tile with one value: the block scan's prefix callback that publishes, looks back
+//                            with one warp and publishes again
+//   TileCountRows            a tile with many counts (one a digit): each count published and looked back by its
+//                            own thread
+//   take_work, take_tile     a block's tile from the counter
 //
 // A Policy gives look_back_wait_ns (the pause between polls of predecessors that have not published) and
 // look_back_tiles_per_lane (tiles each lane of the look-back warp reads a poll).
@@ -22,6 +28,7 @@
 #include <cstring>
 
 #include "prims/util/error.cuh"
+#include "prims/util/host_device.cuh"
 #include "prims/util/launch.cuh"
 #include "prims/util/maybe.cuh"
 #include "prims/util/shuffle.cuh"
@@ -42,8 +49,10 @@ struct TileState {
 
 /// How a tile's status is kept: one 8-byte word (types of up to 4 bytes), one 16-byte word (8-byte types), or a
 /// flag apart from the value (other types). 5- to 7-byte types stay off the 16-byte word: ptxas split its 16-byte
-/// load into two 4-byte loads there, and a reader could see a flag with half a value.
-enum class TileStatusWord { Packed8, Packed16, Separate };
+/// load into two 4-byte loads there, and a reader could see a flag with half a value. Tagged30: one 4-byte word of
+/// a 2-bit flag and a 30-bit count, for tiles that publish many counts (TileCountRows): a radix-sort tile's 256
+/// counts in 1 KB, not 2 KB, which the pass's look-back reads over and over.
+enum class TileStatusWord { Packed8, Packed16, Separate, Tagged30 };
 
 template <class T>
 inline constexpr TileStatusWord kTileStatusWord = sizeof(T) <= 4   ? TileStatusWord::Packed8
@@ -184,6 +193,49 @@ class TileStatus<T, SLOT_BYTES, TileStatusWord::Separate> {
   T* inclusives_;
 };
 
+/// A flag in bits 31..30 and a count below 2^30 in bits 29..0, in one 4-byte word written and read whole (relaxed
+/// atomics: the count is the only data shared, and it travels with its flag). Words are packed (SLOT_BYTES 4): the
+/// counts of one tile are published together, and each tile's row of them fills lines of its own.
+template <int SLOT_BYTES>
+class TileStatus<unsigned, SLOT_BYTES, TileStatusWord::Tagged30> {
+  static_assert(SLOT_BYTES == 4, "tagged words are packed");
+  static_assert(kTileInclusive < 4, "flags fit in two bits");
+
+ public:
+  /// The largest count a word holds.
+  static constexpr unsigned kMaxValue = (1u << 30) - 1;
+
+  static size_t bytes(size_t num_words) { return num_words * sizeof(unsigned); }
+  PRIMS_HOST_DEVICE explicit TileStatus(void* storage, size_t = 0) : words_(static_cast<unsigned*>(storage)) {}
+
+  __device__ void reset(size_t i) const { words_[i] = 0; }
+
+  __device__ void publish(size_t i, TileFlag flag, unsigned count) const {
+    word(i).store(static_cast<unsigned>(flag) << 30 | count, cuda::memory_order_relaxed);
+  }
+
+  __device__ TileState<unsigned> read(size_t i) const {
+    const unsigned packed = word(i).load(cuda::memory_order_relaxed);
+    return {packed >> 30, packed & kMaxValue};
+  }
+
+  PRIMS_HOST_DEVICE unsigned* data() const { return words_; }
+
+ private:
+  __device__ cuda::atomic_ref<unsigned, cuda::thread_scope_device> word(size_t i) const {
+    return cuda::atomic_ref<unsigned, cuda::thread_scope_device>(words_[i]);
+  }
+
+  unsigned* words_;
+};
+
+/// Resets statuses [0, count): worker `worker` of `workers` takes every workers-th one from `worker` on. Every
+/// status is cleared this way (by a kernel of its own, or by the kernel before the one that uses it).
+template <class Status>
+__device__ __forceinline__ void reset_statuses(const Status& status, size_t count, size_t worker, size_t workers) {
+  for (size_t i = worker; i < count; i += workers) status.reset(i);
+}
+
 /// Temporary storage holds garbage on entry: clear every tile's status and the tile counter before the scan (and
 /// `count`, an algorithm's own counter, where given).
 template <class Status>
@@ -192,9 +244,7 @@ __global__ void init_tile_status_kernel(Status status, size_t num_tiles, unsigne
   prims::detail::wait_for_prior_grids();
   prims::detail::allow_dependent_grids();
   const size_t tile = static_cast<size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (tile < num_tiles) {
-    status.reset(tile);
-  }
+  reset_statuses(status, num_tiles, tile, static_cast<size_t>(gridDim.x) * blockDim.x);
   if (tile == 0) {
     *tile_counter = 0;
     if (count != nullptr) *count = 0;
@@ -208,13 +258,19 @@ struct TakenTile {
   int valid;     // how many of its TILE_ITEMS items exist (the last tile may hold fewer)
 };
 
+/// The next unit of work (tile id) of a block, taken from `counter` in the order blocks ask, the same in every
+/// thread (the caller synchronizes the block before calling again, since `shared` is reused).
+__device__ __forceinline__ unsigned take_work(unsigned* counter, unsigned& shared) {
+  if (threadIdx.x == 0) shared = atomicAdd(counter, 1u);
+  __syncthreads();
+  return shared;
+}
+
 /// Takes the block's tile (all threads call it; one reads the counter). After wait_for_prior_grids().
 template <int TILE_ITEMS>
 __device__ inline TakenTile take_tile(unsigned* tile_counter, size_t n) {
   __shared__ unsigned slot;
-  if (threadIdx.x == 0) slot = atomicAdd(tile_counter, 1u);
-  __syncthreads();
-  const size_t tile = slot;
+  const size_t tile = take_work(tile_counter, slot);
   const size_t begin = tile * TILE_ITEMS;
   const size_t rest = n - begin;
   return {tile, begin, rest < static_cast<size_t>(TILE_ITEMS) ? static_cast<int>(rest) : TILE_ITEMS};
@@ -349,6 +405,71 @@ struct LookBackPrefix {
     }
     return prims::detail::shuffle_index(value, 0);
   }
+};
+
+
+/// The statuses of tiles that carry LANES counts (a radix-sort pass's tile: one count a digit), each published and
+/// looked back by its own thread: row `tile` holds the tile's LANES tagged words ([tile][lane]). A tile publishes
+/// each count as soon as it has it (an aggregate; the first tile's as inclusive), then looks back per lane, and
+/// publishes the inclusive count.
+template <int LANES>
+class TileCountRows {
+ public:
+  using Words = TileStatus<unsigned, 4, TileStatusWord::Tagged30>;
+  /// The largest count (so the most keys of a run of tiles that looks back within itself).
+  static constexpr unsigned kMaxCount = Words::kMaxValue;
+
+  static size_t bytes(size_t num_tiles) { return Words::bytes(num_tiles * LANES); }
+  PRIMS_HOST_DEVICE explicit TileCountRows(unsigned* storage) : words_(storage) {}
+
+  /// The rows from `first_tile` on, as rows of their own (tile 0 is first_tile): a run of tiles that looks back only
+  /// within itself (a segment's).
+  PRIMS_HOST_DEVICE TileCountRows from(size_t first_tile) const {
+    return TileCountRows(words_.data() + first_tile * LANES);
+  }
+  /// Every word, one status each: rows [0, t) are words [0, t * LANES), for reset_statuses.
+  PRIMS_HOST_DEVICE const Words& words() const { return words_; }
+
+  __device__ void reset(size_t tile, int lane) const { words_.reset(tile * LANES + lane); }
+
+  __device__ void publish(size_t tile, int lane, TileFlag flag, unsigned count) const {
+    words_.publish(tile * LANES + lane, flag, count);
+  }
+
+  /// Walks back from `tile - 1` (tile > 0) over lane `lane`'s words, adding aggregates until an inclusive word, and
+  /// returns the sum: the lane's count over the earlier tiles. It reads WORDS_PER_STEP earlier words at once, so a
+  /// walk over many tiles that have published only their aggregates costs one memory round trip per
+  /// WORDS_PER_STEP tiles; a word not yet published stops the step, and the next step starts there. Tile 0 always
+  /// publishes inclusive counts, so the walk ends there at the latest.
+  template <int WORDS_PER_STEP>
+  __device__ unsigned look_back(size_t tile, int lane) const {
+    unsigned before = 0;
+    size_t next = tile;  // words of tiles below `next` are still to be added
+    for (;;) {
+      TileState<unsigned> states[WORDS_PER_STEP];
+#pragma unroll
+      for (int j = 0; j < WORDS_PER_STEP; ++j) {
+        states[j] = next > static_cast<size_t>(j) ? words_.read((next - 1 - j) * LANES + lane)
+                                                  : TileState<unsigned>{kTileInclusive, 0u};
+      }
+      bool stalled = false;
+#pragma unroll
+      for (int j = 0; j < WORDS_PER_STEP; ++j) {
+        if (!stalled) {
+          if (states[j].flag == kTileInvalid) {
+            stalled = true;
+          } else {
+            before += states[j].value;
+            if (states[j].flag == kTileInclusive) return before;
+            --next;
+          }
+        }
+      }
+    }
+  }
+
+ private:
+  Words words_;
 };
 
 }  // namespace prims::detail

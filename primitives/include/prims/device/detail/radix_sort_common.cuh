@@ -19,6 +19,7 @@
 
 #include "prims/block/radix_rank.cuh"
 #include "prims/block/scan.cuh"
+#include "prims/device/detail/lookback.cuh"
 #include "prims/device/detail/sort_shapes.cuh"
 #include "prims/device/detail/tile_io.cuh"
 #include "prims/util/error.cuh"
@@ -180,6 +181,13 @@ class PingPong {
   PRIMS_HOST_DEVICE const T* source(int pass) const { return pass == 0 ? in_ : buffers_[(first_ + pass - 1) % 2]; }
   PRIMS_HOST_DEVICE T* destination(int pass) const { return buffers_[(first_ + pass) % 2]; }
   PRIMS_HOST_DEVICE bool ends_in_alternate() const { return (first_ + last_) % 2 == 1; }
+  /// After the passes: where the result lies when it is not in `out`, so that one copy finishes the sort (null when
+  /// it is there): the input itself when no pass ran and the sort is not in place, the alternate buffer after an
+  /// odd number of passes in place. Every sort finishes through it.
+  PRIMS_HOST_DEVICE const T* result_to_copy() const {
+    if (last_ < 0) return in_ == buffers_[0] ? nullptr : in_;
+    return ends_in_alternate() ? buffers_[1] : nullptr;
+  }
 
  private:
   const T* in_;
@@ -201,28 +209,14 @@ class SortBuffers {
     return {keys_.source(p), keys_.destination(p), values_.source(p), values_.destination(p)};
   }
 
-  /// After the last pass: copies back whatever ended in the alternate buffer.
+  /// After the last pass (or with no pass at all): copies the result to the outputs where it is not there yet.
   cudaError_t finish(size_t n, cudaStream_t stream) const {
-    if (keys_.ends_in_alternate()) {
-      PRIMS_TRY(cudaMemcpyAsync(io_.keys_out, keys_.destination(0), n * sizeof(K), cudaMemcpyDeviceToDevice, stream));
+    if (const K* from = keys_.result_to_copy()) {
+      PRIMS_TRY(cudaMemcpyAsync(io_.keys_out, from, n * sizeof(K), cudaMemcpyDeviceToDevice, stream));
     }
     if constexpr (kHasValues<V>) {
-      if (values_.ends_in_alternate()) {
-        PRIMS_TRY(cudaMemcpyAsync(io_.values_out, values_.destination(0), n * sizeof(V), cudaMemcpyDeviceToDevice,
-                                  stream));
-      }
-    }
-    return cudaSuccess;
-  }
-
-  /// No digit to sort by (begin_bit == end_bit): the input is the output.
-  cudaError_t copy_unsorted(size_t n, cudaStream_t stream) const {
-    if (io_.keys_out != io_.keys_in) {
-      PRIMS_TRY(cudaMemcpyAsync(io_.keys_out, io_.keys_in, n * sizeof(K), cudaMemcpyDeviceToDevice, stream));
-    }
-    if constexpr (kHasValues<V>) {
-      if (io_.values_out != io_.values_in) {
-        PRIMS_TRY(cudaMemcpyAsync(io_.values_out, io_.values_in, n * sizeof(V), cudaMemcpyDeviceToDevice, stream));
+      if (const V* from = values_.result_to_copy()) {
+        PRIMS_TRY(cudaMemcpyAsync(io_.values_out, from, n * sizeof(V), cudaMemcpyDeviceToDevice, stream));
       }
     }
     return cudaSuccess;
@@ -259,26 +253,26 @@ cudaError_t sort_prologue(void* temp, size_t& temp_bytes, PassBuffers<K, V> io, 
   for (size_t i = 0; i < PARTS; ++i) parts[i] = carved[i + 2];
   if (temp == nullptr || n == 0) return cudaSuccess;
   const SortBuffers<K, V> sort_buffers(io, static_cast<K*>(carved[0]), static_cast<V*>(carved[1]), num_passes);
-  if (num_passes == 0) return sort_buffers.copy_unsorted(n, stream);
+  if (num_passes == 0) return sort_buffers.finish(n, stream);
   buffers.emplace(sort_buffers);
   return cudaSuccess;
 }
 
-/// The next unit of work (tile id) of a block, taken from `counter` in the order blocks ask, the same in every thread
-/// (the caller synchronizes the block before calling again, since `shared` is reused).
-__device__ __forceinline__ unsigned take_work(unsigned* counter, unsigned& shared) {
-  if (threadIdx.x == 0) shared = atomicAdd(counter, 1u);
-  __syncthreads();
-  return shared;
+/// Block-wide, from each thread's count of its digit in a pass over n keys (threads without a digit give 0):
+/// whether one digit holds all n keys. Such a pass would leave every key where it is, so every radix sort that
+/// counts its digits first skips it.
+template <class Count>
+__device__ __forceinline__ bool pass_is_trivial(Count count, Count n) {
+  return __syncthreads_or(count == n) != 0;
 }
 
 /// Block-wide, a thread per digit holding its digit's `count` of a pass over n keys: returns the digit's first
-/// position (the counts of the digits below it) and whether one digit holds all n keys (the pass is trivial).
+/// position (the counts of the digits below it) and whether the pass is trivial (pass_is_trivial).
 template <int DIGITS, class Offset>
 __device__ __forceinline__ Offset digit_start(typename block::Scan<Offset, DIGITS>::TempStorage& storage,
                                               Offset count, Offset n, bool& trivial) {
   const Offset start = block::Scan<Offset, DIGITS>(storage).exclusive_scan(count, Sum{}, Offset{0});
-  trivial = __syncthreads_or(count == n) != 0;
+  trivial = pass_is_trivial(count, n);
   return start;
 }
 

@@ -10,18 +10,17 @@
 //      are published at once and later tiles stop waiting on this one), then looks back across earlier tiles for
 //      each digit's output position while it puts its keys into shared memory in rank order, and finally writes
 //      each digit's run with coalesced stores (SortTile of radix_sort_common.cuh, like every radix sort).
-// Look-back words pack a 2-bit state and a 30-bit count, so a pass runs over portions of fewer than 2^30 keys
-// (one portion below that), one launch a portion: a look-back counts within its portion (its first tile publishes
-// its own counts as inclusive words, so a look-back ends with the digit's position within the portion, and the
-// block adds the portion's digit start), and the portion's last tile writes the next portion's digit starts.
+// The look-back is lookback.cuh's TileCountRows: a tile's row of tagged words (2-bit flag, 30-bit count) a digit,
+// so a pass runs over portions of fewer than 2^30 keys (one portion below that), one launch a portion: a look-back
+// counts within its portion (its first tile publishes its own counts as inclusive words, so a look-back ends with
+// the digit's position within the portion, and the block adds the portion's digit start), and the portion's last
+// tile writes the next portion's digit starts.
 // Positions are 32-bit below 2^32 keys and 64-bit from there on.
 // A trivial pass cannot reorder anything: its blocks copy their tile straight through. When no key is special
 // (RadixKey<K>::is_special: float NaNs and -0.0), full tiles compute digits on the shorter plain path.
-// Look-back words must be zero when a launch starts: launch k (a portion of a pass) uses one of two buffers and
+// Look-back words must be cleared when a launch starts: launch k (a portion of a pass) uses one of two buffers and
 // clears the other one for launch k + 1; the histogram kernel clears the first. Every kernel is launched with
 // programmatic dependent launch.
-
-#include <cuda/atomic>
 
 #include <cuda_runtime.h>
 
@@ -32,6 +31,8 @@
 #include <type_traits>
 
 #include "prims/block/scan.cuh"
+#include "prims/device/detail/digit_histogram.cuh"
+#include "prims/device/detail/lookback.cuh"
 #include "prims/device/detail/radix_sort_common.cuh"
 #include "prims/device/detail/tuning.cuh"
 #include "prims/util/device_properties.cuh"
@@ -41,101 +42,18 @@
 
 namespace prims::detail {
 
-/// Look-back word: bits 31..30 say what bits 29..0 hold.
-inline constexpr unsigned kLookbackValueMask = (1u << 30) - 1;
-/// The tile's own count of the digit.
-inline constexpr unsigned kLookbackAggregate = 1u << 30;
-/// The digit's count over this tile and the earlier tiles of its portion (its position there after this tile).
-inline constexpr unsigned kLookbackInclusive = 2u << 30;
+/// A pass's look-back: a row of counts a tile, one a digit (the tile's own count of the digit; then the digit's
+/// count over this tile and the earlier tiles of its portion, its position there after this tile).
+template <int RADIX_BITS>
+using OnesweepLookBack = TileCountRows<1 << RADIX_BITS>;
 
-static_assert(kOnesweepPortionMaxItems == kLookbackValueMask, "a portion's counts fit in a look-back word");
-
-/// Counts keys' digits of every pass in shared-memory counters laid out as counts[(pass * digits + digit) *
-/// COPIES + copy]; `my_counts` is the shared-window address of this lane's copy (lane % COPIES). The passes'
-/// digit extractors are made once, not once a key.
-template <class Policy, int COPIES, class K>
-struct PassDigitCounter {
-  static constexpr int kDigits = 1 << Policy::radix_bits;
-  static constexpr int kMaxPasses = radix_passes(0, RadixKey<K>::kBits, Policy::radix_bits);
-  DigitExtractor<K> digits[kMaxPasses];
-  int num_passes;
-  unsigned my_counts;
-
-  __device__ PassDigitCounter(Order order, int begin_bit, int end_bit, unsigned my_counts_)
-      : num_passes(radix_passes(begin_bit, end_bit, Policy::radix_bits)), my_counts(my_counts_) {
-#pragma unroll
-    for (int pass = 0; pass < kMaxPasses; ++pass) {
-      if (pass < num_passes) digits[pass] = pass_digit<K>(order, begin_bit, end_bit, Policy::radix_bits, pass);
-    }
-  }
-
-  /// Adds the copies of every counter of counts[] (the shared array `my_counts` points into) to histograms[pass *
-  /// digits + digit], one atomic a non-zero sum; CLEAR zeroes the counters for the next run. The block must be
-  /// synchronized before (every count made) and, with CLEAR, after (before counting again).
-  template <bool CLEAR>
-  __device__ __forceinline__ void flush(unsigned* counts, unsigned* histograms) const {
-    for (int i = threadIdx.x; i < num_passes * kDigits; i += blockDim.x) {
-      unsigned total = 0;
-#pragma unroll
-      for (int copy = 0; copy < COPIES; ++copy) {
-        total += counts[i * COPIES + copy];
-        if constexpr (CLEAR) counts[i * COPIES + copy] = 0;
-      }
-      if (total != 0) atomicAdd(&histograms[i], total);
-    }
-  }
-
-  __device__ __forceinline__ void count(K key) const {
-    const auto bits = RadixKey<K>::ordered_bits(key);
-#pragma unroll
-    for (int pass = 0; pass < kMaxPasses; ++pass) {
-      if (pass < num_passes) {
-        const unsigned digit = digits[pass].of_bits(bits);
-        asm volatile("red.shared.add.u32 [%0], 1;" : : "r"(my_counts + (pass * kDigits + digit) * COPIES * 4u)
-                     : "memory");
-      }
-    }
-  }
-};
-
-/// Hands keys[0, n) to count_key(key), read 16 bytes at a time from the first 16-byte boundary on, in tiles of
-/// THREADS x ITEMS keys: a block that is part `part` of `parts` takes tiles part, part + parts, ...; part 0 also
-/// takes the keys before the boundary, and the keys after the last whole tile go thread by thread over all parts.
-/// The digit histograms of Onesweep (the grid's blocks split one array) and of segmented Onesweep (a block
-/// alone on each segment's range of its tiles) read their keys through it.
-template <int THREADS, int ITEMS, class K, class CountKey>
-__device__ __forceinline__ void count_keys_in_vectors(const K* __restrict__ keys, size_t n, size_t part, size_t parts,
-                                                      CountKey& count_key) {
-  constexpr int kVector = kVectorItems<K>;
-  static_assert(ITEMS % kVector == 0, "histogram items come in whole 16-byte vectors");
-  constexpr size_t kTileItems = static_cast<size_t>(THREADS) * ITEMS;
-  const size_t misaligned = (reinterpret_cast<size_t>(keys) / sizeof(K)) % kVector;
-  const size_t head = misaligned == 0 ? 0 : (kVector - misaligned < n ? kVector - misaligned : n);
-  if (part == 0 && threadIdx.x < head) count_key(keys[threadIdx.x]);
-  const Vector<K>* body = reinterpret_cast<const Vector<K>*>(keys + head);
-  const size_t num_full_tiles = (n - head) / kTileItems;
-  for (size_t tile = part; tile < num_full_tiles; tile += parts) {
-    Vector<K> vectors[ITEMS / kVector];
-#pragma unroll
-    for (int i = 0; i < ITEMS / kVector; ++i) {
-      vectors[i] = body[(tile * ITEMS / kVector + i) * THREADS + threadIdx.x];
-    }
-#pragma unroll
-    for (int i = 0; i < ITEMS / kVector; ++i) {
-#pragma unroll
-      for (int j = 0; j < kVector; ++j) count_key(vectors[i].items[j]);
-    }
-  }
-  for (size_t i = head + num_full_tiles * kTileItems + part * THREADS + threadIdx.x; i < n; i += parts * THREADS) {
-    count_key(keys[i]);
-  }
-}
+static_assert(kOnesweepPortionMaxItems == TileCountRows<1>::kMaxCount, "a portion's counts fit in a look-back word");
 
 template <class Policy, class Shape, class K>
 __global__ void __launch_bounds__(Shape::threads)
     onesweep_histogram_kernel(const K* __restrict__ keys, size_t n, Order order, int begin_bit, int end_bit,
                               unsigned* __restrict__ histograms, unsigned* __restrict__ special_keys,
-                              unsigned* __restrict__ lookback, size_t lookback_words) {
+                              OnesweepLookBack<Policy::radix_bits> lookback, size_t lookback_tiles) {
   constexpr int kThreads = Shape::threads;
   constexpr int kItems = Shape::items;
   constexpr int kCopies = Shape::copies;
@@ -152,19 +70,14 @@ __global__ void __launch_bounds__(Shape::threads)
   for (int i = threadIdx.x; i < kCounterWords; i += kThreads) counts[i] = 0;
   wait_for_prior_grids();
   allow_dependent_grids();
-  const size_t grid_threads = static_cast<size_t>(gridDim.x) * kThreads;
-  for (size_t i = blockIdx.x * static_cast<size_t>(kThreads) + threadIdx.x; i < lookback_words; i += grid_threads) {
-    lookback[i] = 0;
-  }
+  reset_statuses(lookback.words(), lookback_tiles * kDigits, blockIdx.x * static_cast<size_t>(kThreads) + threadIdx.x,
+                 static_cast<size_t>(gridDim.x) * kThreads);
   __syncthreads();
 
   const int num_passes = radix_passes(begin_bit, end_bit, Policy::radix_bits);
-  const int lane = threadIdx.x % warp::kWarpThreads;
-  // Shared-window address of this lane's copy.
-  const unsigned my_counts =
-      static_cast<unsigned>(__cvta_generic_to_shared(counts)) + (lane % kCopies) * 4u;
+  using Counter = PassDigitCounter<Policy, kCopies, K>;
   bool special = false;
-  const PassDigitCounter<Policy, kCopies, K> counter(order, begin_bit, end_bit, my_counts);
+  const Counter counter(order, begin_bit, end_bit, Counter::copy_of(counts));
   auto count_key = [&](K key) {
     if constexpr (RadixKey<K>::kHasSpecialKeys) special = special || RadixKey<K>::is_special(key);
     counter.count(key);
@@ -197,7 +110,7 @@ __global__ void __launch_bounds__(1 << Policy::radix_bits)
 
 /// Everything one portion of an Onesweep pass needs; the grid has one block per tile of the portion. Offset holds
 /// positions (unsigned below 2^32 keys, size_t from there on).
-template <class K, class V, class Offset = unsigned>
+template <int RADIX_BITS, class K, class V, class Offset = unsigned>
 struct OnesweepPass {
   /// keys_in (values_in) from the portion's first key on; keys_out (values_out) whole.
   PassBuffers<K, V> buffers;
@@ -215,49 +128,12 @@ struct OnesweepPass {
   const unsigned* special_keys;
   /// Hands out tile ids in the order blocks start, so a tile only ever waits for tiles already running.
   unsigned* tile_counter;
-  /// [tile][digit] look-back words of this portion (zero on entry), and the next portion's `next_lookback_tiles`
-  /// rows to clear (null if none).
-  unsigned* lookback;
-  unsigned* next_lookback;
+  /// The look-back rows of this portion's tiles (cleared on entry), and the next launch's `next_lookback_tiles`
+  /// rows to clear (none: 0).
+  OnesweepLookBack<RADIX_BITS> lookback;
+  OnesweepLookBack<RADIX_BITS> next_lookback;
   unsigned next_lookback_tiles;
 };
-
-using LookbackWord = cuda::atomic_ref<unsigned, cuda::thread_scope_device>;
-
-/// Walks back from `tile - 1` over the words of one digit, adding aggregates until an inclusive word, and returns
-/// the digit's output position for this tile. It reads WORDS_PER_STEP earlier words at once, so a walk over many
-/// tiles that have published only their aggregates costs one memory round trip per WORDS_PER_STEP tiles; a word
-/// not yet published stops the step, and the next step starts there. Counts are the only data shared between
-/// blocks, and each word is written whole, so relaxed atomics suffice.
-template <int WORDS_PER_STEP>
-__device__ unsigned look_back(const unsigned* lookback, unsigned tile, int digits, int digit) {
-  unsigned before = 0;
-  unsigned next = tile;  // words of tiles below `next` are still to be added
-  for (;;) {
-    unsigned words[WORDS_PER_STEP];
-#pragma unroll
-    for (int j = 0; j < WORDS_PER_STEP; ++j) {
-      // Tile 0's word is inclusive, so a walk never needs a word below it.
-      words[j] = next > static_cast<unsigned>(j)
-                     ? LookbackWord(const_cast<unsigned&>(lookback[(next - 1 - j) * digits + digit]))
-                           .load(cuda::memory_order_relaxed)
-                     : kLookbackInclusive;
-    }
-    bool stalled = false;
-#pragma unroll
-    for (int j = 0; j < WORDS_PER_STEP; ++j) {
-      if (!stalled) {
-        if ((words[j] & ~kLookbackValueMask) == 0) {
-          stalled = true;
-        } else {
-          before += words[j] & kLookbackValueMask;
-          if (words[j] & kLookbackInclusive) return before;
-          --next;
-        }
-      }
-    }
-  }
-}
 
 /// The tile of a pass block.
 template <class Policy, class K, class V, class Offset = unsigned>
@@ -265,17 +141,27 @@ using OnesweepTile = SortTile<Policy, K, V, Offset>;
 
 /// Copies the `valid` items of a tile of a trivial pass to the same place in `out` (both point at the tile).
 template <class Tile, class T>
-__device__ void onesweep_copy_tile(const T* __restrict__ in, T* __restrict__ out, int valid) {
+__device__ void copy_tile(const T* __restrict__ in, T* __restrict__ out, int valid) {
   T items[Tile::kItems];
   Tile::load(in, valid, items);
   Tile::store(out, valid, items);
+}
+
+/// A tile that a pass leaves where it is (the pass is trivial, or the sort's last copy): its keys and values,
+/// `valid` of them, from `in_at` of buffers' inputs to `out_at` of their outputs. Null inputs are not copied.
+template <class Tile, class K, class V>
+__device__ void copy_tile_through(const PassBuffers<K, V>& buffers, size_t in_at, size_t out_at, int valid) {
+  if (buffers.keys_in != nullptr) copy_tile<Tile>(buffers.keys_in + in_at, buffers.keys_out + out_at, valid);
+  if constexpr (kHasValues<V>) {
+    if (buffers.values_in != nullptr) copy_tile<Tile>(buffers.values_in + in_at, buffers.values_out + out_at, valid);
+  }
 }
 
 /// One tile of a pass, after the block has taken its tile id. FULL: the tile holds kTileItems keys, none of them
 /// special (RadixKey<K>::is_special), so no item needs a bounds check and digits come from DigitExtractor::plain;
 /// otherwise `valid` keys (the last tile, or any tile when some float key is a NaN or -0.0) and the exact digits.
 template <class Policy, class K, class V, bool FULL, class Offset>
-__device__ __forceinline__ void onesweep_tile(const OnesweepPass<K, V, Offset>& pass,
+__device__ __forceinline__ void onesweep_tile(const OnesweepPass<Policy::radix_bits, K, V, Offset>& pass,
                                               typename OnesweepTile<Policy, K, V, Offset>::TempStorage& storage,
                                               unsigned tile, int valid) {
   using Tile = OnesweepTile<Policy, K, V, Offset>;
@@ -298,8 +184,7 @@ __device__ __forceinline__ void onesweep_tile(const OnesweepPass<K, V, Offset>& 
   unsigned digit_prefix = 0;
   typename Tile::Rank(storage.rank)
       .rank(ranks, ranks, digit_total, digit_prefix, kTileItems - valid, [&](unsigned count) {
-        LookbackWord own(pass.lookback[tile * kDigits + threadIdx.x]);
-        own.store((tile == 0 ? kLookbackInclusive : kLookbackAggregate) | count, cuda::memory_order_relaxed);
+        pass.lookback.publish(tile, threadIdx.x, tile == 0 ? kTileInclusive : kTileAggregate, count);
       });
   __syncthreads();
 
@@ -312,9 +197,8 @@ __device__ __forceinline__ void onesweep_tile(const OnesweepPass<K, V, Offset>& 
     const Offset start = pass.digit_starts[threadIdx.x];
     unsigned before = 0;  // keys of the digit in the portion's earlier tiles
     if (tile != 0) {
-      before = look_back<Policy::lookback_words_per_step>(pass.lookback, tile, kDigits, threadIdx.x);
-      LookbackWord own(pass.lookback[tile * kDigits + threadIdx.x]);
-      own.store(kLookbackInclusive | (before + digit_total), cuda::memory_order_relaxed);
+      before = pass.lookback.template look_back<Policy::lookback_words_per_step>(tile, threadIdx.x);
+      pass.lookback.publish(tile, threadIdx.x, kTileInclusive, before + digit_total);
     }
     storage.digit_base[threadIdx.x] = start + before - digit_prefix;
     if (pass.next_digit_starts != nullptr && pass.n - tile_begin <= static_cast<Offset>(kTileItems)) {
@@ -333,7 +217,7 @@ __device__ __forceinline__ void onesweep_tile(const OnesweepPass<K, V, Offset>& 
 
 template <class Policy, class K, class V, class Offset>
 __global__ void __launch_bounds__(Policy::block_threads, Policy::min_blocks_per_sm)
-    onesweep_pass_kernel(OnesweepPass<K, V, Offset> pass) {
+    onesweep_pass_kernel(OnesweepPass<Policy::radix_bits, K, V, Offset> pass) {
   using Tile = OnesweepTile<Policy, K, V, Offset>;
   constexpr int kTileItems = Tile::kTileItems;
   constexpr int kDigits = Tile::kDigits;
@@ -343,19 +227,14 @@ __global__ void __launch_bounds__(Policy::block_threads, Policy::min_blocks_per_
 
   wait_for_prior_grids();
   allow_dependent_grids();
-  if (pass.next_lookback != nullptr && threadIdx.x < kDigits) {
-    for (unsigned row = blockIdx.x; row < pass.next_lookback_tiles; row += gridDim.x) {
-      pass.next_lookback[row * kDigits + threadIdx.x] = 0;
-    }
+  if (threadIdx.x < kDigits) {
+    reset_statuses(pass.next_lookback.words(), static_cast<size_t>(pass.next_lookback_tiles) * kDigits,
+                   static_cast<size_t>(blockIdx.x) * kDigits + threadIdx.x, static_cast<size_t>(gridDim.x) * kDigits);
   }
   if (*pass.trivial != 0) {
     const Offset begin = static_cast<Offset>(blockIdx.x) * kTileItems;
     const int valid = pass.n - begin < static_cast<Offset>(kTileItems) ? static_cast<int>(pass.n - begin) : kTileItems;
-    onesweep_copy_tile<Tile>(pass.buffers.keys_in + begin, pass.buffers.keys_out + pass.portion_begin + begin, valid);
-    if constexpr (kHasValues<V>) {
-      onesweep_copy_tile<Tile>(pass.buffers.values_in + begin, pass.buffers.values_out + pass.portion_begin + begin,
-                               valid);
-    }
+    copy_tile_through<Tile>(pass.buffers, begin, static_cast<size_t>(pass.portion_begin) + begin, valid);
     return;
   }
 
@@ -393,7 +272,7 @@ cudaError_t onesweep_sort_with_offsets(void* temp, size_t& temp_bytes, PassBuffe
   const size_t portion_tiles = std::max<size_t>(1, (num_tiles + fewest_portions - 1) / fewest_portions);
   const size_t portion_items = portion_tiles * Tile::kTileItems;
   const int num_portions = static_cast<int>(std::max<size_t>(1, (num_tiles + portion_tiles - 1) / portion_tiles));
-  const size_t lookback_words = portion_tiles * kDigits;
+  using LookBack = OnesweepLookBack<Policy::radix_bits>;
   // histograms[portion][pass][digit] (each portion of the input counted apart, so no count passes 2^30), the tile
   // counters ([pass][portion]) and the special-key flag sit together so that one memset clears them; digit starts
   // are [pass][portion][digit].
@@ -401,7 +280,7 @@ cudaError_t onesweep_sort_with_offsets(void* temp, size_t& temp_bytes, PassBuffe
   const size_t histogram_words = portion_words * num_portions;
   const size_t launches = static_cast<size_t>(num_passes) * num_portions;
   const size_t counter_words = histogram_words + launches + 1;
-  const size_t lookback_bytes = lookback_words * sizeof(unsigned);
+  const size_t lookback_bytes = LookBack::bytes(portion_tiles);
   std::optional<SortBuffers<K, V>> buffers;
   void* parts[4];
   PRIMS_TRY(sort_prologue(temp, temp_bytes, io, n, num_passes,
@@ -414,7 +293,8 @@ cudaError_t onesweep_sort_with_offsets(void* temp, size_t& temp_bytes, PassBuffe
   unsigned* special_keys = tile_counters + launches;
   Offset* digit_starts = static_cast<Offset*>(parts[1]);
   unsigned* trivial = static_cast<unsigned*>(parts[2]);
-  unsigned* lookback[2] = {static_cast<unsigned*>(parts[3]), static_cast<unsigned*>(parts[3]) + lookback_words};
+  const LookBack lookback[2] = {LookBack(static_cast<unsigned*>(parts[3])),
+                                LookBack(static_cast<unsigned*>(parts[3])).from(portion_tiles)};
 
   PRIMS_TRY(cudaMemsetAsync(histograms, 0, counter_words * sizeof(unsigned), stream));
   int multiprocessors = 0;
@@ -433,7 +313,7 @@ cudaError_t onesweep_sort_with_offsets(void* temp, size_t& temp_bytes, PassBuffe
       PRIMS_TRY(launch(onesweep_histogram_kernel<Policy, Shape, K>, static_cast<unsigned>(grid), Shape::threads,
                        Shape::template shared_bytes<K>(Policy::radix_bits), stream, io.keys_in + first, count, order,
                        begin_bit, end_bit, histograms + q * portion_words, special_keys, lookback[0],
-                       q == 0 ? lookback_words : 0));
+                       q == 0 ? portion_tiles : 0));
     }
     return cudaSuccess;
   };
@@ -462,7 +342,7 @@ cudaError_t onesweep_sort_with_offsets(void* temp, size_t& temp_bytes, PassBuffe
     portion.keys_in += first;
     if constexpr (kHasValues<V>) portion.values_in += first;
     Offset* starts = digit_starts + pass * pass_starts + q * kDigits;
-    const OnesweepPass<K, V, Offset> args{
+    const OnesweepPass<Policy::radix_bits, K, V, Offset> args{
         portion,
         static_cast<Offset>(first),
         static_cast<Offset>(count),
@@ -473,8 +353,10 @@ cudaError_t onesweep_sort_with_offsets(void* temp, size_t& temp_bytes, PassBuffe
         special_keys,
         tile_counters + k,
         lookback[k % 2],
-        k + 1 < launches ? lookback[(k + 1) % 2] : nullptr,
-        static_cast<unsigned>((std::min(portion_items, n - next_first) + Tile::kTileItems - 1) / Tile::kTileItems)};
+        lookback[(k + 1) % 2],
+        k + 1 < launches ? static_cast<unsigned>((std::min(portion_items, n - next_first) + Tile::kTileItems - 1) /
+                                                 Tile::kTileItems)
+                         : 0u};
     PRIMS_TRY(launch(onesweep_pass_kernel<Policy, K, V, Offset>,
                      static_cast<unsigned>((count + Tile::kTileItems - 1) / Tile::kTileItems), Policy::block_threads,
                      0, stream, args));

@@ -16,6 +16,7 @@
 #include <limits>
 #include <optional>
 
+#include "prims/device/detail/digit_histogram.cuh"
 #include "prims/device/detail/radix_sort_common.cuh"
 #include "prims/device/detail/tuning.cuh"
 #include "prims/device/scan.cuh"
@@ -38,9 +39,11 @@ __global__ void __launch_bounds__(Policy::block_threads)
   const int valid = static_cast<int>(n - tile_begin < Tile::kTileItems ? n - tile_begin : Tile::kTileItems);
   K tile_keys[Tile::kItems];
   Tile::load(keys + tile_begin, valid, tile_keys);
+  using Counter = PassDigitCounter<Policy, 1, K, 1>;  // this pass only, one copy
+  const Counter counter(digit_of, Counter::copy_of(histogram));
 #pragma unroll
   for (int i = 0; i < Tile::kItems; ++i) {
-    if (Tile::element(i) < valid) atomicAdd(&histogram[digit_of(tile_keys[i])], 1u);
+    if (Tile::element(i) < valid) counter.count(tile_keys[i]);
   }
   __syncthreads();
   for (int d = threadIdx.x; d < Tile::kDigits; d += Tile::kThreads) {

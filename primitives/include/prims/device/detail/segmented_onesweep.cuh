@@ -30,8 +30,10 @@
 #include <type_traits>
 
 #include "prims/block/scan.cuh"
+#include "prims/device/detail/digit_histogram.cuh"
 #include "prims/device/detail/radix_sort_common.cuh"
 #include "prims/device/detail/radix_sort_onesweep.cuh"
+#include "prims/util/host_device.cuh"
 #include "prims/util/launch.cuh"
 #include "prims/util/ops.cuh"
 
@@ -78,10 +80,10 @@ struct SegmentedOnesweepState {
   /// [segment][pass][digit]: digit counts, then each digit's first position in the segment.
   unsigned* counts;
   unsigned* starts;
-  /// Words cleared by the layout kernel: [0] the number of tiles, [1] whether a key is special, then one tile
-  /// counter a pass and one for the copy.
+  /// Words cleared by the layout kernel (kStateWords(num_passes) of them): see tile_total, special_keys and
+  /// tile_counter.
   unsigned* words;
-  /// Two buffers of [tile][digit] look-back words, for alternate passes.
+  /// Two buffers of look-back rows (OnesweepLookBack: [tile][digit] words), for alternate passes.
   unsigned* lookback[2];
   int num_passes;
   /// The keys the storage was sized for: with `capacity`, the most tiles the list can have at a policy's tile.
@@ -89,6 +91,15 @@ struct SegmentedOnesweepState {
   /// The most tiles of a segment that are not whole: 1, or 2 where segments' first tiles are short (gather
   /// passes, OnesweepSegment::head).
   unsigned partial_tiles;
+
+  /// How many words `words` holds: the tile total, the special-key flag, a tile counter a pass and one for the copy.
+  static constexpr int words_for(int passes) { return 3 + passes; }
+  /// The number of the listed segments' tiles (written by the layout kernel).
+  PRIMS_HOST_DEVICE unsigned* tile_total() const { return words; }
+  /// Non-zero when some key is special (RadixKey<K>::is_special).
+  PRIMS_HOST_DEVICE unsigned* special_keys() const { return words + 1; }
+  /// The tile counter of pass `pass`; pass num_passes is the final copy's.
+  PRIMS_HOST_DEVICE unsigned* tile_counter(int pass) const { return words + 2 + pass; }
 };
 
 /// The most tiles `capacity` segments holding `items` keys can have, at `tile_items` keys a tile.
@@ -144,8 +155,11 @@ __global__ void __launch_bounds__(kSegmentedOnesweepLayoutThreads)
     carry += total;
     __syncthreads();  // the scan storage is reused
   }
-  if (threadIdx.x == 0) state.words[0] = carry;
-  if (threadIdx.x >= 1 && threadIdx.x < 3 + state.num_passes) state.words[threadIdx.x] = 0;
+  if (threadIdx.x == 0) *state.tile_total() = carry;
+  // The special-key flag and every tile counter.
+  if (threadIdx.x >= 1 && threadIdx.x < SegmentedOnesweepState::words_for(state.num_passes)) {
+    state.words[threadIdx.x] = 0;
+  }
 }
 
 /// The index of the listed segment that holds tile `tile` (the last whose first tile is at or before it).
@@ -180,7 +194,7 @@ __device__ void segmented_onesweep_histogram_block(const K* __restrict__ keys, O
     for (int i = threadIdx.x; i < counter_words; i += kThreads) counters[i] = 0;
   }
   const unsigned count = *state.count < state.capacity ? *state.count : state.capacity;
-  const unsigned num_tiles = state.words[0];
+  const unsigned num_tiles = *state.tile_total();
   // This block's run of consecutive tiles.
   const unsigned per_block = (num_tiles + blocks - 1) / blocks;
   const unsigned first = block * per_block;
@@ -188,10 +202,8 @@ __device__ void segmented_onesweep_histogram_block(const K* __restrict__ keys, O
   __syncthreads();
   if (first >= last) return;
 
-  const int lane = threadIdx.x % warp::kWarpThreads;
-  const PassDigitCounter<Policy, kCopies, K> counter(
-      order, begin_bit, end_bit,
-      static_cast<unsigned>(__cvta_generic_to_shared(counters)) + (lane % kCopies) * 4u);
+  using Counter = PassDigitCounter<Policy, kCopies, K>;
+  const Counter counter(order, begin_bit, end_bit, Counter::copy_of(counters));
   bool special = false;
   auto flush = [&](unsigned segment) {
     __syncthreads();
@@ -203,15 +215,14 @@ __device__ void segmented_onesweep_histogram_block(const K* __restrict__ keys, O
   const unsigned first_segment = segment_of_tile(state.segments, count, first);
   unsigned s = first_segment;
   OnesweepSegment segment = state.segments[s];
+  const OnesweepLookBack<Policy::radix_bits> lookback(state.lookback[0]);
   for (unsigned tile = first; tile < last; ++tile) {
     while (s + 1 < count && state.segments[s + 1].first_tile <= tile) segment = state.segments[++s];
     if (threadIdx.x == 0) state.tiles[tile] = {segment, s, 0u};
-    if (state.lookback[0] != nullptr && threadIdx.x < kDigits) {
-      state.lookback[0][static_cast<size_t>(tile) * kDigits + threadIdx.x] = 0;
-    }
+    if (state.lookback[0] != nullptr && threadIdx.x < kDigits) lookback.reset(tile, threadIdx.x);
   }
   if (keys == nullptr) {
-    if (RadixKey<K>::kHasSpecialKeys && block == 0 && threadIdx.x == 0) state.words[1] = 1;
+    if (RadixKey<K>::kHasSpecialKeys && block == 0 && threadIdx.x == 0) *state.special_keys() = 1;
     return;
   }
   // The keys of this block's tiles: one contiguous range a segment, read as onesweep_histogram_kernel reads the
@@ -235,7 +246,7 @@ __device__ void segmented_onesweep_histogram_block(const K* __restrict__ keys, O
     if (end > begin) flush(s);
   }
   flush(s);
-  if (__syncthreads_or(special) && threadIdx.x == 0) state.words[1] = 1;
+  if (__syncthreads_or(special) && threadIdx.x == 0) *state.special_keys() = 1;
 }
 
 /// Counts, records and look-back rows of the listed segments' tiles (segmented_onesweep_histogram_block), a
@@ -325,8 +336,8 @@ __global__ void __launch_bounds__(Policy::block_threads, Policy::min_blocks_per_
   __shared__ unsigned tile_id;
   wait_for_prior_grids();
   allow_dependent_grids();
-  const unsigned num_tiles = state.words[0];
-  const bool special_keys = state.words[1] != 0;
+  const unsigned num_tiles = *state.tile_total();
+  const bool special_keys = *state.special_keys() != 0;
   unsigned first_tiles = num_tiles;
   if constexpr (GATHER) {
     const unsigned count = *state.count < state.capacity ? *state.count : state.capacity;
@@ -339,7 +350,7 @@ __global__ void __launch_bounds__(Policy::block_threads, Policy::min_blocks_per_
     if (taken >= num_tiles) return;
     const unsigned tile = GATHER && args.interleaved != 0 ? interleaved_tile(taken, first_tiles, num_tiles) : taken;
     if (args.next_lookback != nullptr && threadIdx.x < kDigits) {
-      args.next_lookback[static_cast<size_t>(tile) * kDigits + threadIdx.x] = 0;
+      OnesweepLookBack<Policy::radix_bits>(args.next_lookback).reset(tile, threadIdx.x);
     }
     const OnesweepTileInfo info = state.tiles[tile];
     const unsigned s = info.segment;
@@ -357,14 +368,7 @@ __global__ void __launch_bounds__(Policy::block_threads, Policy::min_blocks_per_
     // Gather passes have no trivial passes (their starts kernel notes none) and no copies.
     if (args.copy || (info.trivial_passes >> args.pass & 1u) != 0) {
       const size_t begin = segment.begin + tile_begin;
-      if (args.buffers.keys_in != nullptr) {
-        onesweep_copy_tile<Tile>(args.buffers.keys_in + begin, args.buffers.keys_out + begin, valid);
-      }
-      if constexpr (kHasValues<V>) {
-        if (args.buffers.values_in != nullptr) {
-          onesweep_copy_tile<Tile>(args.buffers.values_in + begin, args.buffers.values_out + begin, valid);
-        }
-      }
+      copy_tile_through<Tile>(args.buffers, begin, begin, valid);
       continue;
     }
     // The segment's view of the pass: positions count from the segment's begin (its out_begin in the output),
@@ -379,11 +383,12 @@ __global__ void __launch_bounds__(Policy::block_threads, Policy::min_blocks_per_
       buffers.values_in = values_in + (segment.begin - shift);
       buffers.values_out = args.buffers.values_out + out_begin;
     }
-    unsigned* lookback = args.lookback + static_cast<size_t>(segment.first_tile) * kDigits;
-    // A segment is one portion (it has fewer than kOnesweepPortionMaxItems keys).
-    const OnesweepPass<K, V> pass{buffers, 0u,      segment.size, args.digit_of, state.starts + row * kDigits,
-                                  nullptr, nullptr, nullptr,      nullptr,       lookback,
-                                  nullptr, 0u};
+    // A segment is one portion (it has fewer than kOnesweepPortionMaxItems keys), looking back over its own tiles.
+    const OnesweepPass<Policy::radix_bits, K, V> pass{
+        buffers, 0u,      segment.size, args.digit_of,
+        state.starts + row * kDigits, nullptr, nullptr,      nullptr,
+        nullptr, OnesweepLookBack<Policy::radix_bits>(args.lookback).from(segment.first_tile),
+        OnesweepLookBack<Policy::radix_bits>(nullptr), 0u};
     if (valid == kTileItems && (!RadixKey<K>::kHasSpecialKeys || !special_keys)) {
       onesweep_tile<Policy, K, V, true>(pass, storage, local_tile, kTileItems);
     } else {
@@ -415,33 +420,36 @@ cudaError_t launch_segmented_onesweep_pass(const SegmentedOnesweepState& state, 
 template <class K, class V, class Policy>
 struct SegmentedOnesweepStorage {
   using Tile = OnesweepTile<Policy, K, V>;
-  static constexpr int kParts = 6;
+  using LookBack = OnesweepLookBack<Policy::radix_bits>;
+  /// The parts, in order: SegmentedOnesweepState's segments, tiles, counts, starts, words, and both look-back
+  /// buffers.
+  enum Part : int { kSegmentsPart, kTilesPart, kCountsPart, kStartsPart, kWordsPart, kLookBackPart, kParts };
 
   /// partial_tiles: SegmentedOnesweepState's (2 for a gather pass's state).
   static void sizes(size_t n, unsigned capacity, int num_passes, size_t (&bytes)[kParts], unsigned partial_tiles = 1) {
     const size_t rows = static_cast<size_t>(capacity) * num_passes;
     const size_t max_tiles = segmented_onesweep_max_tiles(n, capacity, partial_tiles, Tile::kTileItems);
-    bytes[0] = capacity * sizeof(OnesweepSegment);
-    bytes[1] = max_tiles * sizeof(OnesweepTileInfo);
-    bytes[2] = rows * Tile::kDigits * sizeof(unsigned);
-    bytes[3] = rows * Tile::kDigits * sizeof(unsigned);
-    bytes[4] = capacity == 0 ? 0 : (3 + num_passes) * sizeof(unsigned);
-    bytes[5] = 2 * max_tiles * Tile::kDigits * sizeof(unsigned);
+    bytes[kSegmentsPart] = capacity * sizeof(OnesweepSegment);
+    bytes[kTilesPart] = max_tiles * sizeof(OnesweepTileInfo);
+    bytes[kCountsPart] = rows * Tile::kDigits * sizeof(unsigned);
+    bytes[kStartsPart] = rows * Tile::kDigits * sizeof(unsigned);
+    bytes[kWordsPart] = capacity == 0 ? 0 : SegmentedOnesweepState::words_for(num_passes) * sizeof(unsigned);
+    bytes[kLookBackPart] = 2 * LookBack::bytes(max_tiles);
   }
 
   static SegmentedOnesweepState state(void* const (&parts)[kParts], size_t n, unsigned capacity, int num_passes,
                                       const unsigned* ids, const unsigned* count, unsigned partial_tiles = 1) {
     const size_t max_tiles = segmented_onesweep_max_tiles(n, capacity, partial_tiles, Tile::kTileItems);
-    unsigned* lookback = static_cast<unsigned*>(parts[5]);
+    const LookBack lookback(static_cast<unsigned*>(parts[kLookBackPart]));
     return {ids,
             count,
             capacity,
-            static_cast<OnesweepSegment*>(parts[0]),
-            static_cast<OnesweepTileInfo*>(parts[1]),
-            static_cast<unsigned*>(parts[2]),
-            static_cast<unsigned*>(parts[3]),
-            static_cast<unsigned*>(parts[4]),
-            {lookback, lookback + max_tiles * Tile::kDigits},
+            static_cast<OnesweepSegment*>(parts[kSegmentsPart]),
+            static_cast<OnesweepTileInfo*>(parts[kTilesPart]),
+            static_cast<unsigned*>(parts[kCountsPart]),
+            static_cast<unsigned*>(parts[kStartsPart]),
+            static_cast<unsigned*>(parts[kWordsPart]),
+            {lookback.words().data(), lookback.from(max_tiles).words().data()},
             num_passes,
             n,
             partial_tiles};
@@ -499,25 +507,19 @@ cudaError_t segmented_onesweep_sort(SegmentedOnesweepState state, PassBuffers<K,
                                              values.destination(pass)};
     PRIMS_TRY(run({buffers, nullptr, nullptr, pass_digit<K>(order, begin_bit, end_bit, Policy::radix_bits, pass),
                    pass, false,
-                   state.words + 2 + pass, state.lookback[pass % 2],
+                   state.tile_counter(pass), state.lookback[pass % 2],
                    pass + 1 < num_passes ? state.lookback[(pass + 1) % 2] : nullptr, 0u}));
   }
   // What did not end in the outputs: everything when there is no pass (unless in place), or an odd number of
   // passes in place.
-  PassBuffers<K, V> copy{nullptr, nullptr, nullptr, nullptr};
-  if (num_passes == 0 ? io.keys_in != io.keys_out : keys.ends_in_alternate()) {
-    copy.keys_in = num_passes == 0 ? io.keys_in : alternate_keys;
-    copy.keys_out = io.keys_out;
-  }
+  PassBuffers<K, V> copy{keys.result_to_copy(), io.keys_out, nullptr, nullptr};
   if constexpr (kHasValues<V>) {
-    if (num_passes == 0 ? io.values_in != io.values_out : values.ends_in_alternate()) {
-      copy.values_in = num_passes == 0 ? io.values_in : alternate_values;
-      copy.values_out = io.values_out;
-    }
+    copy.values_in = values.result_to_copy();
+    copy.values_out = io.values_out;
   }
   if (copy.keys_in == nullptr && copy.values_in == nullptr) return cudaSuccess;
   return run({copy, nullptr, nullptr, pass_digit<K>(order, begin_bit, end_bit, Policy::radix_bits, 0), 0, true,
-              state.words + 2 + num_passes, nullptr, nullptr, 0u});
+              state.tile_counter(num_passes), nullptr, nullptr, 0u});
 }
 
 /// One pass that gathers: listed segment s (state.ids of the offsets) holds the keys [begin_offsets[id],
@@ -550,7 +552,7 @@ cudaError_t segmented_onesweep_gather_pass(SegmentedOnesweepState state, const K
                               static_cast<const K*>(nullptr), Order::Ascending, 0, 0, state));
   PassBuffers<K, V> buffers{nullptr, keys_out, nullptr, values_out};
   const SegmentedOnesweepPass<K, V> pass{buffers, key_sources, value_sources, digit_of, 0, false,
-                                         state.words + 2,  state.lookback[0], nullptr, interleaved};
+                                         state.tile_counter(0), state.lookback[0], nullptr, interleaved};
   return launch_segmented_onesweep_pass<Policy, K, V, OnesweepGrid::Tiles, true>(state, pass, stream);
 }
 

@@ -61,6 +61,7 @@
 
 #include "prims/block/radix_rank.cuh"
 #include "prims/block/scan.cuh"
+#include "prims/device/detail/digit_histogram.cuh"
 #include "prims/device/detail/radix_sort_common.cuh"
 #include "prims/device/detail/segmented_onesweep.cuh"
 #include "prims/device/detail/tile_io.cuh"
@@ -613,6 +614,8 @@ __global__ void __launch_bounds__(Policy::block_threads, Policy::min_blocks_per_
   const int num_passes = radix_passes(args.begin_bit, args.end_bit, Policy::radix_bits);
   const unsigned count = list.size();
   const int digit = threadIdx.x;
+  using Counter = PassDigitCounter<Policy, 1, K>;  // counts[pass][digit], one copy
+  const Counter counter(args.order, args.begin_bit, args.end_bit, Counter::copy_of(&counts[0][0]));
   for (;;) {
     const unsigned index = take_work(list.next, work);
     if (index >= count) return;
@@ -630,16 +633,7 @@ __global__ void __launch_bounds__(Policy::block_threads, Policy::min_blocks_per_
         Tile::load(args.io.keys_in + segment.begin + tile, valid, keys);
 #pragma unroll
         for (int i = 0; i < Tile::kItems; ++i) {
-          if (Tile::element(i) < valid) {
-            const auto bits = RadixKey<K>::ordered_bits(keys[i]);
-#pragma unroll
-            for (int pass = 0; pass < kMaxPasses; ++pass) {
-              if (pass < num_passes) {
-                const auto digit_of = pass_digit<K>(args.order, args.begin_bit, args.end_bit, Policy::radix_bits, pass);
-                atomicAdd(&counts[pass][digit_of.of_bits(bits)], 1u);
-              }
-            }
-          }
+          if (Tile::element(i) < valid) counter.count(keys[i]);
         }
       }
       __syncthreads();
@@ -654,7 +648,7 @@ __global__ void __launch_bounds__(Policy::block_threads, Policy::min_blocks_per_
     unsigned needed = 0;
 #pragma unroll
     for (int pass = 0; pass < kMaxPasses; ++pass) {
-      if (pass < num_passes && !__syncthreads_or(digit < kDigits && totals[pass] == segment.size)) {
+      if (pass < num_passes && !pass_is_trivial(digit < kDigits ? totals[pass] : size_t{0}, segment.size)) {
         needed |= 1u << pass;
       }
     }
@@ -701,22 +695,9 @@ __global__ void __launch_bounds__(Policy::block_threads, Policy::min_blocks_per_
     }
 
     // 4. What did not end in the output: no pass at all (a copy unless in place), or an odd number in place.
-    if (num_needed == 0) {
-      if (args.io.keys_in != args.io.keys_out) {
-        copy_segment(args.io.keys_in, args.io.keys_out, segment.begin, segment.size);
-      }
-      if constexpr (kHasValues<V>) {
-        if (args.io.values_in != args.io.values_out) {
-          copy_segment(args.io.values_in, args.io.values_out, segment.begin, segment.size);
-        }
-      }
-    } else {
-      if (keys.ends_in_alternate()) copy_segment<K>(alternate_keys, args.io.keys_out, segment.begin, segment.size);
-      if constexpr (kHasValues<V>) {
-        if (values.ends_in_alternate()) {
-          copy_segment<V>(alternate_values, args.io.values_out, segment.begin, segment.size);
-        }
-      }
+    if (const K* from = keys.result_to_copy()) copy_segment(from, args.io.keys_out, segment.begin, segment.size);
+    if constexpr (kHasValues<V>) {
+      if (const V* from = values.result_to_copy()) copy_segment(from, args.io.values_out, segment.begin, segment.size);
     }
     __syncthreads();  // the work id, the counts and the scan storage are reused by the next segment
   }
@@ -795,15 +776,23 @@ cudaError_t segmented_radix_sort(void* temp, size_t& temp_bytes, PassBuffers<K, 
   // segment at most).
   constexpr bool kFloatKeysOnly = std::is_floating_point_v<K> && !kHasValues<V>;
   const unsigned special_capacity = kFloatKeysOnly ? capacity[kTinySegments] : 0u;
-  // Parts: the alternate keys and values, the counters (a count and a next for each class and the special list),
-  // the class lists, the special list, Onesweep's.
-  constexpr int kSpecialPart = kSegmentClasses + 3;
-  constexpr int kOnesweepPart = kSpecialPart + 1;
-  constexpr int kParts = kOnesweepPart + OnesweepStorage::kParts;
-  size_t sizes[kParts] = {alternate_bytes<K>(alternate_items), alternate_bytes<V>(alternate_items),
-                          2 * (kSegmentClasses + 1) * sizeof(unsigned)};
+  // The parts of the temporary storage, in order: the counters are a count and a next for each class and for the
+  // special list; a class's list is its ids (ranges for the counted classes).
+  enum Part : int {
+    kAlternateKeysPart,
+    kAlternateValuesPart,
+    kCountersPart,
+    kFirstListPart,
+    kSpecialPart = kFirstListPart + kSegmentClasses,
+    kOnesweepPart,
+    kParts = kOnesweepPart + OnesweepStorage::kParts
+  };
+  size_t sizes[kParts] = {};
+  sizes[kAlternateKeysPart] = alternate_bytes<K>(alternate_items);
+  sizes[kAlternateValuesPart] = alternate_bytes<V>(alternate_items);
+  sizes[kCountersPart] = 2 * (kSegmentClasses + 1) * sizeof(unsigned);
   for (int c = 0; c < kSegmentClasses; ++c) {
-    sizes[c + 3] = capacity[c] * (is_counted_class(c) ? sizeof(unsigned long long) : sizeof(unsigned));
+    sizes[kFirstListPart + c] = capacity[c] * (is_counted_class(c) ? sizeof(unsigned long long) : sizeof(unsigned));
   }
   sizes[kSpecialPart] = special_capacity * sizeof(unsigned long long);
   const int num_passes = radix_passes(begin_bit, end_bit, Policy::radix_bits);
@@ -814,16 +803,19 @@ cudaError_t segmented_radix_sort(void* temp, size_t& temp_bytes, PassBuffers<K, 
   PRIMS_TRY(carve_temp(temp, temp_bytes, sizes, parts));
   if (temp == nullptr || n == 0 || num_segments == 0) return cudaSuccess;
 
-  unsigned* counters = static_cast<unsigned*>(parts[2]);
+  K* const alternate_keys = static_cast<K*>(parts[kAlternateKeysPart]);
+  V* const alternate_values = static_cast<V*>(parts[kAlternateValuesPart]);
+  unsigned* counters = static_cast<unsigned*>(parts[kCountersPart]);
   SegmentLists lists{};
   for (int c = 0; c < kSegmentClasses; ++c) {
-    unsigned* ids = is_counted_class(c) ? nullptr : static_cast<unsigned*>(parts[c + 3]);
-    auto* ranges = is_counted_class(c) ? static_cast<unsigned long long*>(parts[c + 3]) : nullptr;
+    void* list = parts[kFirstListPart + c];
+    unsigned* ids = is_counted_class(c) ? nullptr : static_cast<unsigned*>(list);
+    auto* ranges = is_counted_class(c) ? static_cast<unsigned long long*>(list) : nullptr;
     lists.list[c] = {ids, ranges, counters + c, counters + kSegmentClasses + c, capacity[c]};
   }
   const SegmentList special{nullptr, static_cast<unsigned long long*>(parts[kSpecialPart]),
                             counters + 2 * kSegmentClasses, counters + 2 * kSegmentClasses + 1, special_capacity};
-  PRIMS_TRY(cudaMemsetAsync(counters, 0, sizes[2], stream));
+  PRIMS_TRY(cudaMemsetAsync(counters, 0, sizes[kCountersPart], stream));
   bool local_class = false;
   PRIMS_TRY((segmented_local_class_fits<Table, K, V, Policy>(local_class)));
   const size_t local_max_items = local_class ? Policy::local_tile_items : Policy::tile_items;
@@ -929,13 +921,13 @@ cudaError_t segmented_radix_sort(void* temp, size_t& temp_bytes, PassBuffers<K, 
       onesweep_parts, n, capacity[kOnesweepSegments], num_passes, onesweep_list.ids, onesweep_list.count);
   PRIMS_TRY((with_segmented_onesweep_tiles<Table, K, V, Policy>(n, num_segments, [&](auto tiles) {
     return segmented_onesweep_sort<Table, K, V, Offset, decltype(tiles)>(
-        onesweep_state, io, begin_offsets, end_offsets, order, begin_bit, end_bit, static_cast<K*>(parts[0]),
-        static_cast<V*>(parts[1]), stream);
+        onesweep_state, io, begin_offsets, end_offsets, order, begin_bit, end_bit, alternate_keys, alternate_values,
+        stream);
   })));
   if (capacity[kLargeSegments] == 0) return cudaSuccess;
   return launch_persistent(segmented_large_kernel<Policy, K, V, Offset>, capacity[kLargeSegments],
-                           Policy::block_threads, 0, stream, args, lists.list[kLargeSegments], static_cast<K*>(parts[0]),
-                           static_cast<V*>(parts[1]));
+                           Policy::block_threads, 0, stream, args, lists.list[kLargeSegments], alternate_keys,
+                           alternate_values);
 }
 
 }  // namespace prims::detail

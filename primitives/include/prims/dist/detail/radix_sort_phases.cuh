@@ -677,7 +677,7 @@ class DistributedRadixSort {
   static void gather_sizes(int ranks, size_t n, size_t (&sizes)[kGatherParts]) {
     constexpr int kParts = GatherStorage::kParts;
     const unsigned pieces = static_cast<unsigned>(ranks) * kDigitBuckets;
-    // State k's parts are sizes[k * kParts, (k + 1) * kParts); its last part holds the look-back words.
+    // State k's parts are sizes[k * kParts, (k + 1) * kParts).
     auto state_sizes = [&](int k, unsigned capacity, int passes, unsigned partial_tiles = 1) {
       size_t state[kParts];
       GatherStorage::sizes(n, capacity, passes, state, partial_tiles);
@@ -686,8 +686,9 @@ class DistributedRadixSort {
     state_sizes(0, pieces, kSortedDigits);
     state_sizes(1, pieces, 1, 2);  // the gathering pass's pieces start their tiles at line edges
     state_sizes(2, kSortedDigits > 1 ? kDigitBuckets : 0, kSortedDigits - 1);
-    sizes[kParts - 1] = 0;
-    sizes[2 * kParts - 1] /= 2;
+    // The counting has no look-back; the gathering pass uses one of its two look-back buffers.
+    sizes[GatherStorage::kLookBackPart] = 0;
+    sizes[kParts + GatherStorage::kLookBackPart] /= 2;
     sizes[kGatherParts - 1] = static_cast<size_t>(ranks) * kReceiverCountWords * sizeof(unsigned);
   }
 
