@@ -31,40 +31,15 @@
 #include <cuda_runtime.h>
 
 #include <cstddef>
-#include <type_traits>
 
-#include "prims/device/detail/radix_sort_common.cuh"
-#include "prims/device/detail/radix_sort_hybrid.cuh"
-#include "prims/device/detail/radix_sort_one_block.cuh"
-#include "prims/device/detail/radix_sort_onesweep.cuh"
-#include "prims/device/detail/radix_sort_tile_counts.cuh"
+#include "prims/device/algorithms.cuh"
+#include "prims/device/detail/radix_sort_dispatch.cuh"
 #include "prims/util/radix_key.cuh"
 
 namespace prims::device {
 
 /// Ascending or descending, both stable. Example: `radix_sort_keys(t, b, in, out, n, Order::Descending);`
 using Order = prims::Order;
-
-/// How the sort finds each digit's output positions in a pass.
-/// Example: `prims::device::radix_sort_keys<prims::device::RadixSortAlgorithm::TileCounts>(t, b, in, out, n);`
-enum class RadixSortAlgorithm {
-  /// Reduce-then-scan: count digits per tile, scan the counts with device::exclusive_sum, rank and scatter.
-  /// Three launches a pass, the keys read twice a pass.
-  TileCounts,
-  /// Onesweep: all digit histograms in one read, then one launch a pass that ranks, looks back across tiles for
-  /// its offsets and scatters. Passes whose keys all share a digit only copy.
-  Onesweep,
-  /// One block sorts everything in shared memory, one launch; n above the device's one_block_max_items (at most
-  /// kOneBlockMaxItems) is cudaErrorInvalidValue.
-  OneBlock,
-  /// Most significant digits first: Onesweep passes over the top bits until the average bucket holds 8 keys,
-  /// then the segmented sort sorts every bucket at once. For 64-bit keys spread evenly over their range; slower
-  /// than Onesweep on skewed keys (few distinct top bits make big buckets), so never taken by Auto.
-  Hybrid,
-  /// OneBlock up to half its limit for keys alone and a quarter for pairs (8192 u32 keys, 4096 u32/u32 pairs), else
-  /// Onesweep: the default.
-  Auto,
-};
 
 /// The most keys RadixSortAlgorithm::OneBlock sorts, for keys K and values V (NoValues: keys only), on GPUs with
 /// 163 KB of shared memory a block or more (A100, H100, B200). Parts with 99 KB take as many keys alone but fewer
@@ -82,58 +57,6 @@ cudaError_t one_block_max_items(size_t& items) {
   });
 }
 
-}  // namespace prims::device
-
-namespace prims::detail {
-
-/// The sort under a table (with_tuning, detail/tuning.cuh), with the algorithm chosen at compile time: an explicit
-/// TileCounts call compiles no Onesweep kernel. With `bucket_offsets` (one pass only: end_bit - begin_bit <= 8),
-/// also writes where each digit's keys start, then n (the partition). The bit range is checked by the caller.
-template <device::RadixSortAlgorithm ALGORITHM, class Table, class K, class V>
-cudaError_t radix_sort_with(void* temp, size_t& temp_bytes, PassBuffers<K, V> io, size_t n, Order order,
-                            int begin_bit, int end_bit, size_t* bucket_offsets, cudaStream_t stream) {
-  static_assert(kIsRadixKey<K>, "radix-sort keys are 1 to 8-byte integers, float or double");
-  static_assert(std::is_trivially_copyable_v<V> && sizeof(V) <= 16,
-                "radix-sort values are trivially copyable types of up to 16 bytes");
-  using device::RadixSortAlgorithm;
-  if constexpr (ALGORITHM == RadixSortAlgorithm::Auto) {
-    // One of the two, by n alone, so the size query and the run agree.
-    if (n <= one_block_auto_max_items<Table, K, V>()) {
-      return radix_sort_with<RadixSortAlgorithm::OneBlock, Table>(temp, temp_bytes, io, n, order, begin_bit, end_bit,
-                                                                  bucket_offsets, stream);
-    }
-    return radix_sort_with<RadixSortAlgorithm::Onesweep, Table>(temp, temp_bytes, io, n, order, begin_bit, end_bit,
-                                                                bucket_offsets, stream);
-  } else if constexpr (ALGORITHM == RadixSortAlgorithm::Hybrid) {
-    if (bucket_offsets != nullptr) return invalid_value("RadixSortAlgorithm::Hybrid cannot report bucket offsets");
-    return hybrid_sort<Table>(temp, temp_bytes, io, n, order, begin_bit, end_bit, stream);
-  } else if constexpr (ALGORITHM == RadixSortAlgorithm::OneBlock) {
-    if (bucket_offsets != nullptr) return invalid_value("RadixSortAlgorithm::OneBlock cannot report bucket offsets");
-    return one_block_sort<Table>(temp, temp_bytes, io, n, order, begin_bit, end_bit, stream);
-  } else if constexpr (ALGORITHM == RadixSortAlgorithm::Onesweep) {
-    return onesweep_sort_for_size<Table>(temp, temp_bytes, io, n, order, begin_bit, end_bit, bucket_offsets, stream);
-  } else {
-    return tile_counts_sort<Table>(temp, temp_bytes, io, n, order, begin_bit, end_bit, bucket_offsets, stream);
-  }
-}
-
-/// The sort under the current device's table, its arguments checked.
-template <device::RadixSortAlgorithm ALGORITHM, class K, class V>
-cudaError_t radix_sort(void* temp, size_t& temp_bytes, PassBuffers<K, V> io, size_t n, Order order, int begin_bit,
-                       int end_bit, size_t* bucket_offsets, cudaStream_t stream) {
-  if (!valid_bit_range<K>(begin_bit, end_bit)) {
-    return invalid_value("radix_sort: bit range [%d, %d) is not inside a %d-bit key", begin_bit, end_bit,
-                         RadixKey<K>::kBits);
-  }
-  return with_tuning([&](auto table) {
-    return radix_sort_with<ALGORITHM, decltype(table)>(temp, temp_bytes, io, n, order, begin_bit, end_bit,
-                                                       bucket_offsets, stream);
-  });
-}
-
-}  // namespace prims::detail
-
-namespace prims::device {
 
 /// Sorts keys_in[0..n) into keys_out with the algorithm chosen explicitly. keys_in == keys_out sorts in place.
 /// Example:

@@ -18,13 +18,6 @@
 #include "prims/device/detail/tuning.cuh"
 #include "prims/util/ops.cuh"
 
-namespace prims::detail {
-/// A run's length in the value type of the iterator it is written to (size_t where that has none).
-template <class LengthOut>
-using RunLengthOf = std::conditional_t<std::is_void_v<typename std::iterator_traits<LengthOut>::value_type>, size_t,
-                                       std::remove_cv_t<typename std::iterator_traits<LengthOut>::value_type>>;
-}  // namespace prims::detail
-
 namespace prims::device {
 
 /// Run i: unique_out[i] its first item, counts_out[i] its length (in counts_out's value type, size_t where it

@@ -16,7 +16,7 @@
 // packed 16, 4 or 1 to a tile and radix-sorted in registers and shared memory, up to four tiles by a block of 1024
 // threads the same way; segments of up to 2^15 keys are sorted by one block in LSD passes through global memory, and
 // bigger ones by Onesweep passes shared by all of them, many blocks a segment (device/detail/segmented_onesweep.cuh). The kernels,
-// the size classes and the bytes they move are described in device/detail/segmented_radix_sort_kernels.cuh.
+// the size classes and the bytes they move are described in device/detail/segmented_radix_sort_dispatch.cuh.
 // Two-phase temporary storage (temp == nullptr asks for temp_bytes); launches on `stream`, never synchronizes it,
 // never throws, and returns the first CUDA error. keys_in == keys_out (and values_in == values_out) sorts in place.
 
@@ -24,7 +24,7 @@
 
 #include <cstddef>
 
-#include "prims/device/detail/segmented_radix_sort_kernels.cuh"
+#include "prims/device/detail/segmented_radix_sort_dispatch.cuh"
 #include "prims/device/detail/tuning.cuh"
 #include "prims/device/radix_sort.cuh"
 

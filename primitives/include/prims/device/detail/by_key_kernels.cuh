@@ -343,4 +343,9 @@ cudaError_t dispatch_by_key(void* temp, size_t& temp_bytes, KeyIt keys_in, ValIt
                                                                       name);
 }
 
+/// A run's length in the value type of the iterator it is written to (size_t where that has none).
+template <class LengthOut>
+using RunLengthOf = std::conditional_t<std::is_void_v<typename std::iterator_traits<LengthOut>::value_type>, size_t,
+                                       std::remove_cv_t<typename std::iterator_traits<LengthOut>::value_type>>;
+
 }  // namespace prims::detail

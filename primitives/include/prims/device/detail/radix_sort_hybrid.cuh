@@ -6,7 +6,7 @@
 //   2. hybrid_bucket_bounds_kernel, one read of the sorted keys: a key whose predecessor has another top-bits
 //      prefix begins its bucket and ends the predecessor's, so every non-empty bucket learns its begin and end;
 //      empty buckets keep begin = end = 0 (an empty segment).
-//   3. The segmented sort (segmented_radix_sort_kernels.cuh) sorts every bucket in place, all in one set of
+//   3. The segmented sort (segmented_radix_sort_dispatch.cuh) sorts every bucket in place, all in one set of
 //      launches: msd_bits is chosen from n so that the average bucket holds 2^bucket_items_log2 keys, and small
 //      buckets are sorted in registers by a few lanes each, read once and written once. Buckets that skewed
 //      keys make large (few distinct prefixes, all keys equal) go to its large class (which skips the passes
@@ -27,7 +27,7 @@
 
 #include "prims/device/detail/radix_sort_common.cuh"
 #include "prims/device/detail/radix_sort_onesweep.cuh"
-#include "prims/device/detail/segmented_radix_sort_kernels.cuh"
+#include "prims/device/detail/segmented_radix_sort_dispatch.cuh"
 #include "prims/device/detail/tuning.cuh"
 #include "prims/util/launch.cuh"
 #include "prims/util/radix_key.cuh"

@@ -19,7 +19,7 @@
 #include "prims/device/detail/digit_histogram.cuh"
 #include "prims/device/detail/radix_sort_common.cuh"
 #include "prims/device/detail/tuning.cuh"
-#include "prims/device/scan.cuh"
+#include "prims/device/detail/scan_dispatch.cuh"
 #include "prims/util/launch.cuh"
 
 namespace prims::detail {

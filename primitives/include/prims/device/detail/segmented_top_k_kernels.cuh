@@ -21,7 +21,7 @@
 #include <type_traits>
 
 #include "prims/block/scan.cuh"
-#include "prims/device/detail/segmented_radix_sort_kernels.cuh"
+#include "prims/device/detail/segmented_radix_sort_dispatch.cuh"
 #include "prims/device/detail/top_k_kernels.cuh"
 #include "prims/util/launch.cuh"
 #include "prims/util/radix_key.cuh"

@@ -2,7 +2,7 @@
 // A tile sorted entirely in registers and shared memory: up to kSlots independent runs of keys (slots of
 // SLOT_ITEMS keys each), loaded once, ranked and exchanged through shared memory for every digit of the bit range,
 // then written once. The segmented sort packs small segments into its slots (device/detail/
-// segmented_radix_sort_kernels.cuh); the one-block sort gives the whole input to one slot
+// segmented_tile_sort.cuh); the one-block sort gives the whole input to one slot
 // (device/detail/radix_sort_one_block.cuh).
 
 #include <cuda_runtime.h>

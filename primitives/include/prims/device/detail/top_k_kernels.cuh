@@ -28,9 +28,9 @@
 #include <type_traits>
 
 #include "prims/block/scan.cuh"
-#include "prims/device/radix_sort.cuh"
 #include "prims/device/detail/lookback.cuh"
 #include "prims/device/detail/radix_sort_common.cuh"
+#include "prims/device/detail/radix_sort_dispatch.cuh"
 #include "prims/device/detail/radix_sort_onesweep.cuh"
 #include "prims/device/detail/tile_io.cuh"
 #include "prims/util/device_properties.cuh"

@@ -46,7 +46,7 @@
 
 #include "prims/block/scan.cuh"
 #include "prims/device/detail/segmented_onesweep.cuh"
-#include "prims/device/detail/segmented_radix_sort_kernels.cuh"
+#include "prims/device/detail/segmented_radix_sort_dispatch.cuh"
 #include "prims/device/radix_partition.cuh"
 #include "prims/device/radix_sort.cuh"
 #include "prims/dist/detail/nccl_error.cuh"
