@@ -1,5 +1,6 @@
 // The tuning hub (prims/device/detail/tuning.cuh): which table a GPU gets, what each table holds, and that every
-// dispatcher takes the table it is handed. Host-only but the last test.
+// dispatcher takes the table it is handed, and that a launch over a smaller GPU's shared memory fails under its cap.
+// Host-only but the last two tests.
 #include <gtest/gtest.h>
 
 #include <type_traits>
@@ -8,6 +9,8 @@
 #include "prims/device/detail/tuning.cuh"
 #include "prims/device/radix_sort.cuh"
 #include "prims/device/segmented_radix_sort.cuh"
+#include "prims/util/device_buffer.cuh"
+#include "prims/util/launch.cuh"
 
 namespace {
 
@@ -129,6 +132,31 @@ TEST(Tuning, TheDeviceGetsItsGenerationsTableAndA99KBCapTheSmallest) {
   if (capability == 90) EXPECT_EQ(Generation::Sm90, table_taken());
   const ForcedTable capped(-1, 99 * kKB);
   EXPECT_EQ(Generation::Sm86, table_taken());
+}
+
+/// Takes `bytes` of dynamic shared memory and writes one word, so that it is not optimized away.
+__global__ void shared_memory_kernel(unsigned* out) {
+  extern __shared__ unsigned words[];
+  words[threadIdx.x] = threadIdx.x;
+  __syncthreads();
+  if (threadIdx.x == 0) *out = words[1];
+}
+
+TEST(Tuning, ALaunchOverTheSharedMemoryCapFailsAsOnASmallerGpu) {
+  PRIMS_REQUIRE_GPU();
+  prims::DeviceBuffer<unsigned> out(1);
+  const ForcedTable uncapped(-1, 0);
+  ASSERT_EQ(cudaSuccess, prims::detail::launch(shared_memory_kernel, 1, 32, 96 * kKB, 0, out.data()));
+  ASSERT_EQ(cudaSuccess, cudaDeviceSynchronize());
+  {
+    const ForcedTable capped(-1, 64 * kKB);
+    EXPECT_EQ(cudaSuccess, prims::detail::launch(shared_memory_kernel, 1, 32, 64 * kKB, 0, out.data()));
+    EXPECT_EQ(cudaErrorInvalidValue, prims::detail::launch(shared_memory_kernel, 1, 32, 64 * kKB + 4, 0, out.data()));
+    EXPECT_EQ(cudaErrorInvalidValue,
+              prims::detail::launch_persistent(shared_memory_kernel, 4, 32, 96 * kKB, 0, out.data()));
+  }
+  EXPECT_EQ(cudaSuccess, prims::detail::launch(shared_memory_kernel, 1, 32, 96 * kKB, 0, out.data()));
+  ASSERT_EQ(cudaSuccess, cudaDeviceSynchronize());
 }
 
 }  // namespace

@@ -42,6 +42,8 @@ __device__ __forceinline__ void allow_dependent_grids() {
 struct KernelSetup {
   bool waits_for_prior_grids = false;
   size_t dynamic_shared_bytes = 0;
+  /// The kernel's static shared memory (its __shared__ arrays), which a block takes besides the dynamic part.
+  size_t static_shared_bytes = 0;
   /// How many blocks of occupancy_block_threads threads (and dynamic_shared_bytes) fit on one multiprocessor at
   /// once; asked for by launch_persistent only (0: not asked yet).
   int occupancy_block_threads = 0;
@@ -50,7 +52,9 @@ struct KernelSetup {
 
 /// Looks up (or makes) the setup of `kernel` on the current device for launches of `shared_bytes` dynamic shared
 /// memory, raising the kernel's limit when a launch needs more than it has; with occupancy_block_threads > 0, also
-/// its occupancy at that block size.
+/// its occupancy at that block size. Under the tests' shared-memory cap (shared_memory_cap_for_tests) a block that
+/// would take more than the cap is refused, as a GPU with that much would refuse it: so the suite run under a
+/// smaller GPU's table (tests/tuning_switch.cu) fails where that GPU would.
 inline cudaError_t kernel_setup(const void* kernel, size_t shared_bytes, KernelSetup& setup,
                                 int occupancy_block_threads = 0) {
   static std::mutex mutex;
@@ -67,7 +71,17 @@ inline cudaError_t kernel_setup(const void* kernel, size_t shared_bytes, KernelS
     fresh.waits_for_prior_grids = attributes.ptxVersion >= 90;
     // What the kernel may use without asking: 48 KB less its static shared memory.
     fresh.dynamic_shared_bytes = static_cast<size_t>(attributes.maxDynamicSharedSizeBytes);
+    fresh.static_shared_bytes = attributes.sharedSizeBytes;
     found = cache.emplace(key, fresh).first;
+  }
+  if (shared_memory_cap_for_tests().load(std::memory_order_relaxed) != 0) {
+    size_t limit = 0;
+    PRIMS_TRY(shared_memory_per_block(limit));
+    const size_t block_bytes = found->second.static_shared_bytes + shared_bytes;
+    if (block_bytes > limit) {
+      return invalid_value("launch: a block takes %zu bytes of shared memory, over the %zu a block may have",
+                           block_bytes, limit);
+    }
   }
   if (shared_bytes > found->second.dynamic_shared_bytes) {
     PRIMS_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,

@@ -163,6 +163,18 @@ struct DigitExtractor {
   PRIMS_HOST_DEVICE unsigned plain(K key) const { return of_bits(RadixKey<K>::plain_ordered_bits(key)); }
 };
 
+namespace detail {
+
+/// The digit of pass `pass` of a radix sort: bits [begin_bit + pass * radix_bits, ...), fewer in the last pass.
+template <class K>
+PRIMS_HOST_DEVICE DigitExtractor<K> pass_digit(Order order, int begin_bit, int end_bit, int radix_bits, int pass) {
+  const int shift = begin_bit + pass * radix_bits;
+  const int width = end_bit - shift < radix_bits ? end_bit - shift : radix_bits;
+  return DigitExtractor<K>(order, shift, width);
+}
+
+}  // namespace detail
+
 /// The bits in [begin_bit, end_bit) of a key's ordered bits (complemented for descending): the value the sort
 /// orders by. Two keys are equal for the sort exactly when their sort bits are equal. Handy for references.
 /// Example: `prims::sort_bits(-0.0f, prims::Order::Ascending, 0, 32) == prims::sort_bits(0.0f, ...)` is true.

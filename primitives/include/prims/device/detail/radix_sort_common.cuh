@@ -20,8 +20,8 @@
 #include "prims/block/radix_rank.cuh"
 #include "prims/block/scan.cuh"
 #include "prims/device/detail/lookback.cuh"
-#include "prims/device/detail/sort_shapes.cuh"
-#include "prims/device/detail/tile_io.cuh"
+#include "prims/util/sort_shapes.cuh"
+#include "prims/block/tile_io.cuh"
 #include "prims/util/error.cuh"
 #include "prims/util/launch.cuh"
 #include "prims/util/ops.cuh"
@@ -29,24 +29,6 @@
 #include "prims/util/temp_storage.cuh"
 
 namespace prims::detail {
-
-/// The digit of pass `pass`: bits [begin_bit + pass * radix_bits, ...), fewer in the last pass.
-template <class K>
-__host__ __device__ DigitExtractor<K> pass_digit(Order order, int begin_bit, int end_bit, int radix_bits,
-                                                 int pass) {
-  const int shift = begin_bit + pass * radix_bits;
-  const int width = end_bit - shift < radix_bits ? end_bit - shift : radix_bits;
-  return DigitExtractor<K>(order, shift, width);
-}
-
-/// What a digit pass reads and writes. Keys-only passes have null value pointers.
-template <class K, class V>
-struct PassBuffers {
-  const K* keys_in;
-  K* keys_out;
-  const V* values_in;
-  V* values_out;
-};
 
 /// One tile of a digit pass, for the policy's block shape. `Offset` holds output positions (size_t where n may
 /// pass 2^32). FULL (a template argument of the steps) says the tile holds kTileItems keys: no bounds checks.

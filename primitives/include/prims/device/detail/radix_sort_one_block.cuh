@@ -14,7 +14,7 @@
 #include <cstddef>
 
 #include "prims/device/detail/radix_sort_common.cuh"
-#include "prims/device/detail/tile_sort.cuh"
+#include "prims/block/tile_sort.cuh"
 #include "prims/device/detail/tuning.cuh"
 #include "prims/util/launch.cuh"
 #include "prims/util/temp_storage.cuh"

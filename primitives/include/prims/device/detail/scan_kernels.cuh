@@ -31,7 +31,7 @@
 
 #include "prims/block/scan.cuh"
 #include "prims/device/detail/lookback.cuh"
-#include "prims/device/detail/tile_io.cuh"
+#include "prims/block/tile_io.cuh"
 #include "prims/util/launch.cuh"
 #include "prims/util/maybe.cuh"
 #include "prims/util/temp_storage.cuh"

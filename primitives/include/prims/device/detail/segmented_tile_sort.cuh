@@ -7,7 +7,7 @@
 #include <cstddef>
 
 #include "prims/device/detail/segmented_classes.cuh"
-#include "prims/device/detail/tile_sort.cuh"
+#include "prims/block/tile_sort.cuh"
 #include "prims/device/detail/tuning.cuh"
 #include "prims/util/device_properties.cuh"
 #include "prims/util/error.cuh"

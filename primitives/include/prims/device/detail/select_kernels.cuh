@@ -17,7 +17,7 @@
 
 #include "prims/block/scan.cuh"
 #include "prims/device/detail/lookback.cuh"
-#include "prims/device/detail/tile_io.cuh"
+#include "prims/block/tile_io.cuh"
 #include "prims/util/device_properties.cuh"
 #include "prims/util/error.cuh"
 #include "prims/util/launch.cuh"

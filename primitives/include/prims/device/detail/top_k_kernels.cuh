@@ -32,7 +32,7 @@
 #include "prims/device/detail/radix_sort_common.cuh"
 #include "prims/device/detail/radix_sort_dispatch.cuh"
 #include "prims/device/detail/radix_sort_onesweep.cuh"
-#include "prims/device/detail/tile_io.cuh"
+#include "prims/block/tile_io.cuh"
 #include "prims/util/device_properties.cuh"
 #include "prims/util/launch.cuh"
 #include "prims/util/radix_key.cuh"

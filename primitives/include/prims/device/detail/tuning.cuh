@@ -24,7 +24,7 @@
 #include <cstddef>
 #include <type_traits>
 
-#include "prims/device/detail/sort_shapes.cuh"
+#include "prims/util/sort_shapes.cuh"
 #include "prims/util/device_properties.cuh"
 #include "prims/util/error.cuh"
 #include "prims/util/radix_key.cuh"

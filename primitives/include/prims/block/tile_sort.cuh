@@ -8,10 +8,10 @@
 #include <cuda_runtime.h>
 
 #include "prims/block/radix_rank.cuh"
-#include "prims/device/detail/radix_sort_common.cuh"
-#include "prims/device/detail/tile_io.cuh"
+#include "prims/block/tile_io.cuh"
 #include "prims/util/radix_key.cuh"
 #include "prims/util/shuffle.cuh"
+#include "prims/util/sort_shapes.cuh"
 
 namespace prims::detail {
 

@@ -1,7 +1,7 @@
 #pragma once
 // The small vocabulary that the radix sorts' policies are written in (device/detail/tuning.cuh) and their kernels
-// share: the value type of keys-only sorts, the widest item of a tile, the digit passes of a bit range, and the
-// shape of a block that sorts whole tiles.
+// share: the value type of keys-only sorts, the buffers of a pass, the widest item of a tile, the digit passes of a
+// bit range, and the shape of a block that sorts whole tiles.
 
 #include <cuda_runtime.h>
 
@@ -14,6 +14,15 @@ struct NoValues {};
 
 template <class V>
 inline constexpr bool kHasValues = !std::is_same_v<V, NoValues>;
+
+/// What a digit pass reads and writes. Keys-only passes have null value pointers.
+template <class K, class V>
+struct PassBuffers {
+  const K* keys_in;
+  K* keys_out;
+  const V* values_in;
+  V* values_out;
+};
 
 /// The widest item a tile moves through shared memory: the key or the value.
 template <class K, class V>
