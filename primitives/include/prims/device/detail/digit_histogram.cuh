@@ -16,30 +16,57 @@
 
 namespace prims::detail {
 
+/// The digit extractors of a sort's passes: made once and kept (KEEP), or made again from the bit range at each
+/// use (for kernels short of registers).
+template <class K, int RADIX_BITS, int MAX_PASSES, bool KEEP>
+struct PassDigits {
+  DigitExtractor<K> digits[MAX_PASSES];
+  __device__ PassDigits(Order order, int begin_bit, int end_bit) {
+    const int num_passes = radix_passes(begin_bit, end_bit, RADIX_BITS);
+#pragma unroll
+    for (int pass = 0; pass < MAX_PASSES; ++pass) {
+      if (pass < num_passes) digits[pass] = pass_digit<K>(order, begin_bit, end_bit, RADIX_BITS, pass);
+    }
+  }
+  __device__ explicit PassDigits(DigitExtractor<K> only) { digits[0] = only; }
+  __device__ DigitExtractor<K> operator[](int pass) const { return digits[pass]; }
+};
+
+template <class K, int RADIX_BITS, int MAX_PASSES>
+struct PassDigits<K, RADIX_BITS, MAX_PASSES, false> {
+  Order order;
+  int begin_bit;
+  int end_bit;
+  __device__ PassDigits(Order order_, int begin_bit_, int end_bit_)
+      : order(order_), begin_bit(begin_bit_), end_bit(end_bit_) {}
+  __device__ DigitExtractor<K> operator[](int pass) const {
+    return pass_digit<K>(order, begin_bit, end_bit, RADIX_BITS, pass);
+  }
+};
+
 /// Counts keys' digits of every pass in shared-memory counters laid out as counts[(pass * digits + digit) *
-/// COPIES + copy]; `my_counts` is the shared-window address of this lane's copy (lane % COPIES). The passes'
-/// digit extractors are made once, not once a key.
-template <class Policy, int COPIES, class K, int MAX_PASSES = radix_passes(0, RadixKey<K>::kBits, Policy::radix_bits)>
+/// COPIES + copy]; `my_counts` is the shared-window address of this lane's copy (lane % COPIES). KEEP_DIGITS: the
+/// passes' digit extractors are made once and kept in registers (the histogram kernels); otherwise they are made
+/// again for each key from the bit range, for a kernel short of registers (the segmented large class: kept, they
+/// spilled more of its registers).
+template <class Policy, int COPIES, class K, int MAX_PASSES = radix_passes(0, RadixKey<K>::kBits, Policy::radix_bits),
+          bool KEEP_DIGITS = true>
 struct PassDigitCounter {
   static constexpr int kDigits = 1 << Policy::radix_bits;
   static constexpr int kMaxPasses = MAX_PASSES;
-  DigitExtractor<K> digits[kMaxPasses];
+  PassDigits<K, Policy::radix_bits, MAX_PASSES, KEEP_DIGITS> digits;
   int num_passes;
   unsigned my_counts;
 
   /// Every pass of [begin_bit, end_bit) (at most kMaxPasses).
   __device__ PassDigitCounter(Order order, int begin_bit, int end_bit, unsigned my_counts_)
-      : num_passes(radix_passes(begin_bit, end_bit, Policy::radix_bits)), my_counts(my_counts_) {
-#pragma unroll
-    for (int pass = 0; pass < kMaxPasses; ++pass) {
-      if (pass < num_passes) digits[pass] = pass_digit<K>(order, begin_bit, end_bit, Policy::radix_bits, pass);
-    }
-  }
+      : digits(order, begin_bit, end_bit),
+        num_passes(radix_passes(begin_bit, end_bit, Policy::radix_bits)),
+        my_counts(my_counts_) {}
 
   /// One pass, whose digit is `digit_of`.
-  __device__ PassDigitCounter(DigitExtractor<K> digit_of, unsigned my_counts_) : num_passes(1), my_counts(my_counts_) {
-    digits[0] = digit_of;
-  }
+  __device__ PassDigitCounter(DigitExtractor<K> digit_of, unsigned my_counts_)
+      : digits(digit_of), num_passes(1), my_counts(my_counts_) {}
 
   /// The shared-window address of this thread's copy of `counts` (a shared array of the layout above).
   __device__ static unsigned copy_of(const unsigned* counts) {

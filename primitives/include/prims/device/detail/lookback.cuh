@@ -411,7 +411,9 @@ struct LookBackPrefix {
 /// The statuses of tiles that carry LANES counts (a radix-sort pass's tile: one count a digit), each published and
 /// looked back by its own thread: row `tile` holds the tile's LANES tagged words ([tile][lane]). A tile publishes
 /// each count as soon as it has it (an aggregate; the first tile's as inclusive), then looks back per lane, and
-/// publishes the inclusive count.
+/// publishes the inclusive count. Tiles and words are numbered in 32 bits from the rows' start (a run that looks
+/// back within itself holds fewer than 2^30 counted items, so far fewer than 2^32 words): the kernels that use it
+/// run short of registers, and 64-bit indices spilled more of them.
 template <int LANES>
 class TileCountRows {
  public:
@@ -430,9 +432,9 @@ class TileCountRows {
   /// Every word, one status each: rows [0, t) are words [0, t * LANES), for reset_statuses.
   PRIMS_HOST_DEVICE const Words& words() const { return words_; }
 
-  __device__ void reset(size_t tile, int lane) const { words_.reset(tile * LANES + lane); }
+  __device__ void reset(unsigned tile, unsigned lane) const { words_.reset(tile * LANES + lane); }
 
-  __device__ void publish(size_t tile, int lane, TileFlag flag, unsigned count) const {
+  __device__ void publish(unsigned tile, unsigned lane, TileFlag flag, unsigned count) const {
     words_.publish(tile * LANES + lane, flag, count);
   }
 
@@ -442,15 +444,15 @@ class TileCountRows {
   /// WORDS_PER_STEP tiles; a word not yet published stops the step, and the next step starts there. Tile 0 always
   /// publishes inclusive counts, so the walk ends there at the latest.
   template <int WORDS_PER_STEP>
-  __device__ unsigned look_back(size_t tile, int lane) const {
+  __device__ unsigned look_back(unsigned tile, unsigned lane) const {
     unsigned before = 0;
-    size_t next = tile;  // words of tiles below `next` are still to be added
+    unsigned next = tile;  // words of tiles below `next` are still to be added
     for (;;) {
       TileState<unsigned> states[WORDS_PER_STEP];
 #pragma unroll
       for (int j = 0; j < WORDS_PER_STEP; ++j) {
-        states[j] = next > static_cast<size_t>(j) ? words_.read((next - 1 - j) * LANES + lane)
-                                                  : TileState<unsigned>{kTileInclusive, 0u};
+        states[j] = next > static_cast<unsigned>(j) ? words_.read((next - 1 - j) * LANES + lane)
+                                                    : TileState<unsigned>{kTileInclusive, 0u};
       }
       bool stalled = false;
 #pragma unroll

@@ -240,12 +240,12 @@ cudaError_t sort_prologue(void* temp, size_t& temp_bytes, PassBuffers<K, V> io, 
   return cudaSuccess;
 }
 
-/// Block-wide, from each thread's count of its digit in a pass over n keys (threads without a digit give 0):
-/// whether one digit holds all n keys. Such a pass would leave every key where it is, so every radix sort that
-/// counts its digits first skips it.
+/// Block-wide, from each thread's count of its digit in a pass over n keys (`has_digit`: whether the thread holds
+/// one): whether one digit holds all n keys. Such a pass would leave every key where it is, so every radix sort
+/// that counts its digits first skips it.
 template <class Count>
-__device__ __forceinline__ bool pass_is_trivial(Count count, Count n) {
-  return __syncthreads_or(count == n) != 0;
+__device__ __forceinline__ bool pass_is_trivial(bool has_digit, Count count, Count n) {
+  return __syncthreads_or(has_digit && count == n) != 0;
 }
 
 /// Block-wide, a thread per digit holding its digit's `count` of a pass over n keys: returns the digit's first
@@ -254,7 +254,7 @@ template <int DIGITS, class Offset>
 __device__ __forceinline__ Offset digit_start(typename block::Scan<Offset, DIGITS>::TempStorage& storage,
                                               Offset count, Offset n, bool& trivial) {
   const Offset start = block::Scan<Offset, DIGITS>(storage).exclusive_scan(count, Sum{}, Offset{0});
-  trivial = pass_is_trivial(count, n);
+  trivial = pass_is_trivial(true, count, n);
   return start;
 }
 

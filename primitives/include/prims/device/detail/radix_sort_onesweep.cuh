@@ -228,8 +228,9 @@ __global__ void __launch_bounds__(Policy::block_threads, Policy::min_blocks_per_
   wait_for_prior_grids();
   allow_dependent_grids();
   if (threadIdx.x < kDigits) {
-    reset_statuses(pass.next_lookback.words(), static_cast<size_t>(pass.next_lookback_tiles) * kDigits,
-                   static_cast<size_t>(blockIdx.x) * kDigits + threadIdx.x, static_cast<size_t>(gridDim.x) * kDigits);
+    for (unsigned row = blockIdx.x; row < pass.next_lookback_tiles; row += gridDim.x) {
+      pass.next_lookback.reset(row, threadIdx.x);
+    }
   }
   if (*pass.trivial != 0) {
     const Offset begin = static_cast<Offset>(blockIdx.x) * kTileItems;

@@ -50,8 +50,8 @@ __global__ void __launch_bounds__(Policy::block_threads, Policy::min_blocks_per_
   const int num_passes = radix_passes(args.begin_bit, args.end_bit, Policy::radix_bits);
   const unsigned count = list.size();
   const int digit = threadIdx.x;
-  using Counter = PassDigitCounter<Policy, 1, K>;  // counts[pass][digit], one copy
-  const Counter counter(args.order, args.begin_bit, args.end_bit, Counter::copy_of(&counts[0][0]));
+  // counts[pass][digit], one copy; the digits made for each key (the kernel is short of registers).
+  using Counter = PassDigitCounter<Policy, 1, K, kMaxPasses, false>;
   for (;;) {
     const unsigned index = take_work(list.next, work);
     if (index >= count) return;
@@ -63,6 +63,7 @@ __global__ void __launch_bounds__(Policy::block_threads, Policy::min_blocks_per_
       for (int i = threadIdx.x; i < kMaxPasses * kDigits; i += Tile::kThreads) counts[i / kDigits][i % kDigits] = 0;
       __syncthreads();
       const size_t chunk_end = segment.size - chunk < kLargeChunkItems ? segment.size : chunk + kLargeChunkItems;
+      const Counter counter(args.order, args.begin_bit, args.end_bit, Counter::copy_of(&counts[0][0]));
       for (size_t tile = chunk; tile < chunk_end; tile += kTileItems) {
         const int valid = static_cast<int>(chunk_end - tile < kTileItems ? chunk_end - tile : kTileItems);
         K keys[Tile::kItems];
@@ -84,7 +85,7 @@ __global__ void __launch_bounds__(Policy::block_threads, Policy::min_blocks_per_
     unsigned needed = 0;
 #pragma unroll
     for (int pass = 0; pass < kMaxPasses; ++pass) {
-      if (pass < num_passes && !pass_is_trivial(digit < kDigits ? totals[pass] : size_t{0}, segment.size)) {
+      if (pass < num_passes && !pass_is_trivial(digit < kDigits, totals[pass], segment.size)) {
         needed |= 1u << pass;
       }
     }
