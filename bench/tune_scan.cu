@@ -36,7 +36,8 @@ struct SinglePass {
   }
   template <class T>
   static cudaError_t run(void* temp, size_t& bytes, const T* in, T* out, size_t n, cudaStream_t s) {
-    return detail::dispatch_single_pass<SinglePass, true>(temp, bytes, in, out, n, prims::Sum{}, detail::Maybe<T>{T(0), true}, s);
+    return detail::scan::dispatch_single_pass<SinglePass, true>(temp, bytes, in, out, n, prims::Sum{},
+                                                                detail::Maybe<T>{T(0), true}, s);
   }
 };
 
@@ -50,8 +51,8 @@ struct ReduceThenScan {
   }
   template <class T>
   static cudaError_t run(void* temp, size_t& bytes, const T* in, T* out, size_t n, cudaStream_t s) {
-    return detail::dispatch_reduce_then_scan<ReduceThenScan, true>(temp, bytes, in, out, n, prims::Sum{},
-                                                                  detail::Maybe<T>{T(0), true}, s);
+    return detail::scan::dispatch_reduce_then_scan<ReduceThenScan, true>(temp, bytes, in, out, n, prims::Sum{},
+                                                                         detail::Maybe<T>{T(0), true}, s);
   }
 };
 

@@ -35,8 +35,8 @@ struct Variant {
   }
   template <class K, class V>
   static cudaError_t sort(void* temp, size_t& bytes, detail::PassBuffers<K, V> io, size_t n, cudaStream_t s) {
-    return detail::onesweep_sort<detail::TuningSm90, K, V, Policy<K, V>>(temp, bytes, io, n, prims::Order::Ascending, 0,
-                                                     8 * int{sizeof(K)}, nullptr, s);
+    return detail::radix::onesweep_sort<detail::TuningSm90, K, V, Policy<K, V>>(
+        temp, bytes, io, n, prims::Order::Ascending, 0, 8 * int{sizeof(K)}, nullptr, s);
   }
 };
 
@@ -45,8 +45,8 @@ struct ShippedOnesweep {
   static std::string name() { return "Onesweep"; }
   template <class K, class V>
   static cudaError_t sort(void* temp, size_t& bytes, detail::PassBuffers<K, V> io, size_t n, cudaStream_t s) {
-    return detail::onesweep_sort_for_size<detail::TuningSm90>(temp, bytes, io, n, prims::Order::Ascending, 0,
-                                                              8 * int{sizeof(K)}, nullptr, s);
+    return detail::radix::onesweep_sort_for_size<detail::TuningSm90>(temp, bytes, io, n, prims::Order::Ascending, 0,
+                                                                     8 * int{sizeof(K)}, nullptr, s);
   }
 };
 
@@ -64,8 +64,8 @@ struct Hybrid {
   }
   template <class K, class V>
   static cudaError_t sort(void* temp, size_t& bytes, detail::PassBuffers<K, V> io, size_t n, cudaStream_t s) {
-    return detail::hybrid_sort<detail::TuningSm90, K, V, Policy<K, V>>(temp, bytes, io, n, prims::Order::Ascending, 0,
-                                                   8 * int{sizeof(K)}, s);
+    return detail::radix::hybrid_sort<detail::TuningSm90, K, V, Policy<K, V>>(
+        temp, bytes, io, n, prims::Order::Ascending, 0, 8 * int{sizeof(K)}, s);
   }
 };
 

@@ -27,7 +27,8 @@ size_t one_block_limit() {
 
 /// Where Auto stops taking the one-block sort: the same under every table.
 template <class K, class V>
-inline constexpr size_t kAutoOneBlockLimit = prims::detail::one_block_auto_max_items<prims::detail::TuningSm90, K, V>();
+inline constexpr size_t kAutoOneBlockLimit =
+    prims::detail::radix::one_block_auto_max_items<prims::detail::TuningSm90, K, V>();
 
 using prims::device::Order;
 using prims::device::RadixSortAlgorithm;
@@ -120,14 +121,14 @@ void check_sort(const std::vector<K>& keys, const std::vector<V>* values, SortCa
 
 /// Tile sizes the size lists straddle: Onesweep's small and own tiles, TileCounts', and where Onesweep switches.
 inline constexpr int kOnesweepTile =
-    prims::detail::SortTile<prims::detail::TuningSm90::Onesweep<uint32_t, prims::detail::NoValues>, uint32_t,
-                            prims::detail::NoValues, unsigned>::kTileItems;
+    prims::detail::radix::SortTile<prims::detail::TuningSm90::Onesweep<uint32_t, prims::detail::NoValues>, uint32_t,
+                                   prims::detail::NoValues, unsigned>::kTileItems;
 inline constexpr int kTileCountsTile =
-    prims::detail::SortTile<prims::detail::TuningSm90::TileCounts<uint32_t, prims::detail::NoValues>, uint32_t,
-                            prims::detail::NoValues, size_t>::kTileItems;
+    prims::detail::radix::SortTile<prims::detail::TuningSm90::TileCounts<uint32_t, prims::detail::NoValues>, uint32_t,
+                                   prims::detail::NoValues, size_t>::kTileItems;
 inline constexpr int kOnesweepSmallTile =
-    prims::detail::SortTile<prims::detail::TuningSm90::OnesweepSmall<uint32_t, prims::detail::NoValues>, uint32_t,
-                            prims::detail::NoValues, unsigned>::kTileItems;
+    prims::detail::radix::SortTile<prims::detail::TuningSm90::OnesweepSmall<uint32_t, prims::detail::NoValues>,
+                                   uint32_t, prims::detail::NoValues, unsigned>::kTileItems;
 inline constexpr size_t kOnesweepSmallMax =
     prims::detail::TuningSm90::OnesweepSmall<uint32_t, prims::detail::NoValues>::max_items;
 

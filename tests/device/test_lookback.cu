@@ -18,8 +18,8 @@
 
 namespace {
 
-using prims::detail::PingPong;
 using prims::detail::TileCountRows;
+using prims::detail::radix::PingPong;
 
 constexpr int kLanes = 64;
 using Rows = TileCountRows<kLanes>;

@@ -22,10 +22,10 @@ using prims::device::Order;
 using prims::device::RadixSortAlgorithm;
 namespace detail = prims::detail;
 
-constexpr int kOnesweepTile = detail::OnesweepTile<detail::TuningSm90::Onesweep<uint32_t, detail::NoValues>, uint32_t,
-                                                   detail::NoValues>::kTileItems;
-constexpr int kTileCountsTile = detail::SortTile<detail::TuningSm90::TileCounts<uint32_t, detail::NoValues>, uint32_t,
-                                                 detail::NoValues, size_t>::kTileItems;
+constexpr int kOnesweepTile = detail::radix::OnesweepTile<detail::TuningSm90::Onesweep<uint32_t, detail::NoValues>,
+                                                          uint32_t, detail::NoValues>::kTileItems;
+constexpr int kTileCountsTile = detail::radix::SortTile<detail::TuningSm90::TileCounts<uint32_t, detail::NoValues>,
+                                                        uint32_t, detail::NoValues, size_t>::kTileItems;
 
 using prims::test::bit_patterns;
 using prims::test::random_keys;

@@ -223,7 +223,7 @@ TEST(RadixSort, OneBlockTakesUpToItsLimit) {
 template <class K, class V>
 struct ThreeTilePortionsPolicy : detail::TuningSm90::Onesweep<K, V> {
   static constexpr size_t portion_max_items =
-      3 * static_cast<size_t>(detail::OnesweepTile<detail::TuningSm90::Onesweep<K, V>, K, V>::kTileItems) + 100;
+      3 * static_cast<size_t>(detail::radix::OnesweepTile<detail::TuningSm90::Onesweep<K, V>, K, V>::kTileItems) + 100;
 };
 
 template <class K, class V = uint32_t>
@@ -231,7 +231,7 @@ void check_three_tile_portions(const std::vector<K>& keys, const std::vector<V>*
   check_sort_with(keys, values, c, [](void* temp, size_t& bytes, auto io, size_t n, Order order, int begin_bit,
                                       int end_bit) {
     using IoV = std::remove_pointer_t<decltype(io.values_out)>;
-    return detail::onesweep_sort<detail::TuningSm90, K, IoV, ThreeTilePortionsPolicy<K, IoV>>(
+    return detail::radix::onesweep_sort<detail::TuningSm90, K, IoV, ThreeTilePortionsPolicy<K, IoV>>(
         temp, bytes, io, n, order, begin_bit, end_bit, nullptr, nullptr);
   });
 }

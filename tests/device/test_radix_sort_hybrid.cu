@@ -27,22 +27,22 @@ constexpr auto kHybrid = RadixSortAlgorithm::Hybrid;
 TEST(RadixSortHybrid, TopBitsLeaveBucketsOfEightKeys) {
   using Policy = detail::TuningSm90::Hybrid<uint64_t, detail::NoValues>;
   static_assert(Policy::bucket_items_log2 == 3, "the test assumes the policy");
-  EXPECT_EQ(17, detail::hybrid_msd_bits<Policy>(size_t{1} << 20, 0, 64));
-  EXPECT_EQ(18, detail::hybrid_msd_bits<Policy>((size_t{1} << 20) + 1, 0, 64));
-  EXPECT_EQ(24, detail::hybrid_msd_bits<Policy>(size_t{1} << 27, 0, 64));
-  EXPECT_EQ(25, detail::hybrid_msd_bits<Policy>(size_t{1} << 28, 0, 64));
-  EXPECT_EQ(1, detail::hybrid_msd_bits<Policy>(1, 0, 64));
-  EXPECT_EQ(1, detail::hybrid_msd_bits<Policy>(16, 0, 64));
+  EXPECT_EQ(17, detail::radix::hybrid_msd_bits<Policy>(size_t{1} << 20, 0, 64));
+  EXPECT_EQ(18, detail::radix::hybrid_msd_bits<Policy>((size_t{1} << 20) + 1, 0, 64));
+  EXPECT_EQ(24, detail::radix::hybrid_msd_bits<Policy>(size_t{1} << 27, 0, 64));
+  EXPECT_EQ(25, detail::radix::hybrid_msd_bits<Policy>(size_t{1} << 28, 0, 64));
+  EXPECT_EQ(1, detail::radix::hybrid_msd_bits<Policy>(1, 0, 64));
+  EXPECT_EQ(1, detail::radix::hybrid_msd_bits<Policy>(16, 0, 64));
   // Up to four passes for 64-bit keys (below 2^30 keys, where the hybrid stops), a pass fewer than LSD for 16-
   // and 32-bit keys.
-  EXPECT_EQ(26, detail::hybrid_msd_bits<Policy>(size_t{1} << 29, 0, 64));
+  EXPECT_EQ(26, detail::radix::hybrid_msd_bits<Policy>(size_t{1} << 29, 0, 64));
   using Policy32 = detail::TuningSm90::Hybrid<uint32_t, detail::NoValues>;
-  EXPECT_EQ(24, detail::hybrid_msd_bits<Policy32>(size_t{1} << 28, 0, 32));
+  EXPECT_EQ(24, detail::radix::hybrid_msd_bits<Policy32>(size_t{1} << 28, 0, 32));
   using Policy16 = detail::TuningSm90::Hybrid<uint16_t, detail::NoValues>;
-  EXPECT_EQ(8, detail::hybrid_msd_bits<Policy16>(size_t{1} << 20, 0, 16));
+  EXPECT_EQ(8, detail::radix::hybrid_msd_bits<Policy16>(size_t{1} << 20, 0, 16));
   // Never more than the range: the whole range is Onesweep alone.
-  EXPECT_EQ(8, detail::hybrid_msd_bits<Policy>(size_t{1} << 20, 0, 8));
-  EXPECT_EQ(5, detail::hybrid_msd_bits<Policy>(size_t{1} << 20, 27, 32));
+  EXPECT_EQ(8, detail::radix::hybrid_msd_bits<Policy>(size_t{1} << 20, 0, 8));
+  EXPECT_EQ(5, detail::radix::hybrid_msd_bits<Policy>(size_t{1} << 20, 27, 32));
 }
 
 // ---- GPU.

@@ -41,8 +41,8 @@ constexpr size_t kGuard = 5;  // poisoned items past the end of the output that 
 template <class T>
 size_t tile_items(ScanAlgorithm algorithm) {
   using namespace prims::detail;
-  return algorithm == ScanAlgorithm::SinglePass ? ScanTile<TuningSm90::SinglePassScan<T>, T>::tile_items
-                                                : ScanTile<TuningSm90::ReduceThenScan, T>::tile_items;
+  return algorithm == ScanAlgorithm::SinglePass ? scan::ScanTile<TuningSm90::SinglePassScan<T>, T>::tile_items
+                                                : scan::ScanTile<TuningSm90::ReduceThenScan, T>::tile_items;
 }
 
 /// Sizes at the edges that matter: edge_sizes (0, 1, warp, block, tile edges, primes), look-back windows of 32
@@ -124,8 +124,8 @@ double tile_levels() {
 /// algorithms (the smaller counts tiles, the deeper one's levels count).
 template <class T>
 std::vector<double> scan_tolerance(const std::vector<T>& host, T init, size_t n) {
-  using SinglePassTile = prims::detail::ScanTile<prims::detail::TuningSm90::SinglePassScan<T>, T>;
-  using ReduceThenScanTile = prims::detail::ScanTile<prims::detail::TuningSm90::ReduceThenScan, T>;
+  using SinglePassTile = prims::detail::scan::ScanTile<prims::detail::TuningSm90::SinglePassScan<T>, T>;
+  using ReduceThenScanTile = prims::detail::scan::ScanTile<prims::detail::TuningSm90::ReduceThenScan, T>;
   const size_t small_tile = std::min<size_t>(SinglePassTile::tile_items, ReduceThenScanTile::tile_items);
   const double levels = std::max(tile_levels<SinglePassTile>(), tile_levels<ReduceThenScanTile>());
   const double log_n = std::ceil(std::log2(static_cast<double>(n) + 1));

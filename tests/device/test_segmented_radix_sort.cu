@@ -237,7 +237,8 @@ TYPED_TEST(SegmentedSortTyped, PairsStableEveryClassEdge) {
 
 template <class K, class V>
 cudaError_t local_class_fits(bool& fits) {
-  return detail::segmented_local_class_fits<detail::TuningSm90, K, V, detail::TuningSm90::SegmentedSort<K, V>>(fits);
+  return detail::segmented::segmented_local_class_fits<detail::TuningSm90, K, V,
+                                                       detail::TuningSm90::SegmentedSort<K, V>>(fits);
 }
 
 /// Shared memory capped at the 99 KB a block of sm_86, sm_89 and sm_120 parts gets (keys alone still fit the local

@@ -25,7 +25,7 @@ constexpr size_t kGuard = 7;  // poisoned items past the selected ones that must
 
 template <class T>
 size_t tile_items() {
-  return prims::detail::SelectTile<prims::detail::TuningSm90::Select<T>, T>::tile_items;
+  return prims::detail::scan::SelectTile<prims::detail::TuningSm90::Select<T>, T>::tile_items;
 }
 
 template <class T>

@@ -39,8 +39,8 @@ using prims::test::bit_patterns;
 using prims::test::random_keys;
 
 constexpr size_t kTile =
-    prims::detail::SortTile<prims::detail::TuningSm90::TileCounts<uint32_t, prims::detail::NoValues>, uint32_t,
-                            prims::detail::NoValues, size_t>::kTileItems;
+    prims::detail::radix::SortTile<prims::detail::TuningSm90::TileCounts<uint32_t, prims::detail::NoValues>, uint32_t,
+                                   prims::detail::NoValues, size_t>::kTileItems;
 
 int gpu_count() {
   int count = 0;

@@ -91,7 +91,7 @@ TEST(Tuning, EveryTableKeepsTheTilesTheTestsSizeAround) {
 }
 
 TEST(Tuning, OneBlockLimitFollowsSharedMemory) {
-  using prims::detail::one_block_max_items;
+  using prims::detail::radix::one_block_max_items;
   // Keys alone take the largest shape everywhere; pairs of 4-byte items lose it where 99 KB cannot hold it.
   EXPECT_EQ((one_block_max_items<TuningSm86, uint32_t, NoValues>()),
             (one_block_max_items<TuningSm90, uint32_t, NoValues>()));
@@ -99,7 +99,7 @@ TEST(Tuning, OneBlockLimitFollowsSharedMemory) {
             (one_block_max_items<TuningSm90, uint32_t, uint32_t>()));
   EXPECT_EQ((one_block_max_items<TuningSm90, uint32_t, uint32_t>()),
             (prims::device::kOneBlockMaxItems<uint32_t, uint32_t>));
-  EXPECT_LE((prims::detail::one_block_auto_max_items<TuningSm86, uint32_t, uint32_t>()),
+  EXPECT_LE((prims::detail::radix::one_block_auto_max_items<TuningSm86, uint32_t, uint32_t>()),
             (one_block_max_items<TuningSm86, uint32_t, uint32_t>()));
 }
 

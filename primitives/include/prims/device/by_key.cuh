@@ -34,7 +34,7 @@ cudaError_t reduce_by_key(void* temp, size_t& temp_bytes, KeyIt keys_in, KeyOut 
   using V = std::remove_cv_t<typename std::iterator_traits<ValIt>::value_type>;
   return prims::detail::with_tuning([&](auto table) {
     using Policy = typename decltype(table)::ByKey;
-    return prims::detail::dispatch_by_key<Policy, prims::detail::ByKeyMode::Reduce, V>(
+    return prims::detail::scan::dispatch_by_key<Policy, prims::detail::scan::ByKeyMode::Reduce, V>(
         temp, temp_bytes, keys_in, values_in, unique_keys_out, aggregates_out, num_runs, n, op, eq, V{}, s,
         "reduce_by_key");
   });
@@ -48,7 +48,7 @@ cudaError_t inclusive_scan_by_key(void* temp, size_t& temp_bytes, KeyIt keys, Va
   using V = std::remove_cv_t<typename std::iterator_traits<ValIt>::value_type>;
   return prims::detail::with_tuning([&](auto table) {
     using Policy = typename decltype(table)::ByKey;
-    return prims::detail::dispatch_by_key<Policy, prims::detail::ByKeyMode::ScanInclusive, V>(
+    return prims::detail::scan::dispatch_by_key<Policy, prims::detail::scan::ByKeyMode::ScanInclusive, V>(
         temp, temp_bytes, keys, values_in, static_cast<V*>(nullptr), values_out, nullptr, n, op, eq, V{}, s,
         "inclusive_scan_by_key");
   });
@@ -62,7 +62,7 @@ cudaError_t exclusive_scan_by_key(void* temp, size_t& temp_bytes, KeyIt keys, Va
   using V = std::remove_cv_t<typename std::iterator_traits<ValIt>::value_type>;
   return prims::detail::with_tuning([&](auto table) {
     using Policy = typename decltype(table)::ByKey;
-    return prims::detail::dispatch_by_key<Policy, prims::detail::ByKeyMode::ScanExclusive, V>(
+    return prims::detail::scan::dispatch_by_key<Policy, prims::detail::scan::ByKeyMode::ScanExclusive, V>(
         temp, temp_bytes, keys, values_in, static_cast<V*>(nullptr), values_out, nullptr, n, op, eq,
         static_cast<V>(init), s, "exclusive_scan_by_key");
   });

@@ -30,8 +30,8 @@ cudaError_t radix_partition_keys(void* temp, size_t& temp_bytes, const K* keys_i
                                  size_t* bucket_offsets, int begin_bit, int end_bit, Order order = Order::Ascending,
                                  cudaStream_t stream = 0) {
   const detail::PassBuffers<K, detail::NoValues> io{keys_in, keys_out, nullptr, nullptr};
-  return detail::radix_partition<ALGORITHM>(temp, temp_bytes, io, n, bucket_offsets, begin_bit, end_bit, order,
-                                            stream);
+  return detail::radix::radix_partition<ALGORITHM>(temp, temp_bytes, io, n, bucket_offsets, begin_bit, end_bit, order,
+                                                   stream);
 }
 
 /// Partitions keys_in[0..n) stably into keys_out by the digit [begin_bit, end_bit) of the ordered key bits.
@@ -46,7 +46,8 @@ cudaError_t radix_partition_keys(void* temp, size_t& temp_bytes, const K* keys_i
                                  size_t* bucket_offsets, int begin_bit, int end_bit, Order order = Order::Ascending,
                                  cudaStream_t stream = 0) {
   const detail::PassBuffers<K, detail::NoValues> io{keys_in, keys_out, nullptr, nullptr};
-  return detail::radix_partition_default(temp, temp_bytes, io, n, bucket_offsets, begin_bit, end_bit, order, stream);
+  return detail::radix::radix_partition_default(temp, temp_bytes, io, n, bucket_offsets, begin_bit, end_bit, order,
+                                                stream);
 }
 
 /// Partitions (key, value) pairs by key with the pass algorithm chosen explicitly.
@@ -56,8 +57,8 @@ cudaError_t radix_partition_pairs(void* temp, size_t& temp_bytes, const K* keys_
                                   V* values_out, size_t n, size_t* bucket_offsets, int begin_bit, int end_bit,
                                   Order order = Order::Ascending, cudaStream_t stream = 0) {
   const detail::PassBuffers<K, V> io{keys_in, keys_out, values_in, values_out};
-  return detail::radix_partition<ALGORITHM>(temp, temp_bytes, io, n, bucket_offsets, begin_bit, end_bit, order,
-                                            stream);
+  return detail::radix::radix_partition<ALGORITHM>(temp, temp_bytes, io, n, bucket_offsets, begin_bit, end_bit, order,
+                                                   stream);
 }
 
 /// Partitions (key, value) pairs stably by the digit [begin_bit, end_bit) of the ordered key bits: values move
@@ -69,7 +70,8 @@ cudaError_t radix_partition_pairs(void* temp, size_t& temp_bytes, const K* keys_
                                   V* values_out, size_t n, size_t* bucket_offsets, int begin_bit, int end_bit,
                                   Order order = Order::Ascending, cudaStream_t stream = 0) {
   const detail::PassBuffers<K, V> io{keys_in, keys_out, values_in, values_out};
-  return detail::radix_partition_default(temp, temp_bytes, io, n, bucket_offsets, begin_bit, end_bit, order, stream);
+  return detail::radix::radix_partition_default(temp, temp_bytes, io, n, bucket_offsets, begin_bit, end_bit, order,
+                                                stream);
 }
 
 }  // namespace prims::device

@@ -46,13 +46,13 @@ using Order = prims::Order;
 /// pairs: one_block_max_items tells the current device's limit.
 /// Example: `if (n <= prims::device::kOneBlockMaxItems<uint32_t>) ...` (16384).
 template <class K, class V = detail::NoValues>
-inline constexpr size_t kOneBlockMaxItems = detail::one_block_max_items<detail::TuningSm90, K, V>();
+inline constexpr size_t kOneBlockMaxItems = detail::radix::one_block_max_items<detail::TuningSm90, K, V>();
 
 /// The most keys RadixSortAlgorithm::OneBlock takes on the current device, for keys K and values V.
 template <class K, class V = detail::NoValues>
 cudaError_t one_block_max_items(size_t& items) {
   return detail::with_tuning([&](auto table) {
-    items = detail::one_block_max_items<decltype(table), K, V>();
+    items = detail::radix::one_block_max_items<decltype(table), K, V>();
     return cudaSuccess;
   });
 }
@@ -69,7 +69,7 @@ cudaError_t radix_sort_keys(void* temp, size_t& temp_bytes, const K* keys_in, K*
                             Order order = Order::Ascending, int begin_bit = 0, int end_bit = 8 * sizeof(K),
                             cudaStream_t stream = 0) {
   const detail::PassBuffers<K, detail::NoValues> io{keys_in, keys_out, nullptr, nullptr};
-  return detail::radix_sort<ALGORITHM>(temp, temp_bytes, io, n, order, begin_bit, end_bit, nullptr, stream);
+  return detail::radix::radix_sort<ALGORITHM>(temp, temp_bytes, io, n, order, begin_bit, end_bit, nullptr, stream);
 }
 
 /// Sorts keys_in[0..n) into keys_out, stably, by the ordered bits [begin_bit, end_bit) of each key.
@@ -94,7 +94,7 @@ cudaError_t radix_sort_pairs(void* temp, size_t& temp_bytes, const K* keys_in, K
                              V* values_out, size_t n, Order order = Order::Ascending, int begin_bit = 0,
                              int end_bit = 8 * sizeof(K), cudaStream_t stream = 0) {
   const detail::PassBuffers<K, V> io{keys_in, keys_out, values_in, values_out};
-  return detail::radix_sort<ALGORITHM>(temp, temp_bytes, io, n, order, begin_bit, end_bit, nullptr, stream);
+  return detail::radix::radix_sort<ALGORITHM>(temp, temp_bytes, io, n, order, begin_bit, end_bit, nullptr, stream);
 }
 
 /// Sorts (key, value) pairs by key, stably: equal keys keep their values' input order.

@@ -26,11 +26,11 @@ namespace prims::device {
 template <class InIt, class UniqueOut, class CountOut>
 cudaError_t run_length_encode(void* temp, size_t& temp_bytes, InIt in, UniqueOut unique_out, CountOut counts_out,
                               size_t* num_runs, size_t n, cudaStream_t s = 0) {
-  using Length = prims::detail::RunLengthOf<CountOut>;
-  const prims::detail::ConstantIterator<Length> ones{Length{1}};
+  using Length = prims::detail::scan::RunLengthOf<CountOut>;
+  const prims::detail::scan::ConstantIterator<Length> ones{Length{1}};
   return prims::detail::with_tuning([&](auto table) {
     using Policy = typename decltype(table)::ByKey;
-    return prims::detail::dispatch_by_key<Policy, prims::detail::ByKeyMode::Reduce, Length>(
+    return prims::detail::scan::dispatch_by_key<Policy, prims::detail::scan::ByKeyMode::Reduce, Length>(
         temp, temp_bytes, in, ones, unique_out, counts_out, num_runs, n, prims::Sum{}, prims::Equal{}, Length{}, s,
         "run_length_encode");
   });
@@ -43,11 +43,11 @@ cudaError_t run_length_encode(void* temp, size_t& temp_bytes, InIt in, UniqueOut
 template <class InIt, class OffsetOut, class LengthOut>
 cudaError_t non_trivial_runs(void* temp, size_t& temp_bytes, InIt in, OffsetOut offsets_out, LengthOut lengths_out,
                              size_t* num_runs, size_t n, cudaStream_t s = 0) {
-  using Length = prims::detail::RunLengthOf<LengthOut>;
-  const prims::detail::ConstantIterator<Length> ones{Length{1}};
+  using Length = prims::detail::scan::RunLengthOf<LengthOut>;
+  const prims::detail::scan::ConstantIterator<Length> ones{Length{1}};
   return prims::detail::with_tuning([&](auto table) {
     using Policy = typename decltype(table)::ByKey;
-    return prims::detail::dispatch_by_key<Policy, prims::detail::ByKeyMode::NonTrivialRuns, Length>(
+    return prims::detail::scan::dispatch_by_key<Policy, prims::detail::scan::ByKeyMode::NonTrivialRuns, Length>(
         temp, temp_bytes, in, ones, offsets_out, lengths_out, num_runs, n, prims::Sum{}, prims::Equal{}, Length{}, s,
         "non_trivial_runs");
   });

@@ -31,7 +31,7 @@ namespace prims::device {
 template <ScanAlgorithm ALGORITHM, class T, class Op>
 cudaError_t inclusive_scan(void* temp, size_t& temp_bytes, const T* in, T* out, size_t n, Op op,
                            cudaStream_t stream = 0) {
-  return detail::scan<ALGORITHM, false>(temp, temp_bytes, in, out, n, op, detail::Maybe<T>{T{}, false}, stream);
+  return detail::scan::scan<ALGORITHM, false>(temp, temp_bytes, in, out, n, op, detail::Maybe<T>{T{}, false}, stream);
 }
 
 /// out[i] = in[0] op in[1] op ... op in[i].
@@ -43,7 +43,7 @@ cudaError_t inclusive_scan(void* temp, size_t& temp_bytes, const T* in, T* out, 
 template <class T, class Op>
 cudaError_t inclusive_scan(void* temp, size_t& temp_bytes, const T* in, T* out, size_t n, Op op,
                            cudaStream_t stream = 0) {
-  return detail::scan_default<false>(temp, temp_bytes, in, out, n, op, detail::Maybe<T>{T{}, false}, stream);
+  return detail::scan::scan_default<false>(temp, temp_bytes, in, out, n, op, detail::Maybe<T>{T{}, false}, stream);
 }
 
 /// out[0] = init, out[i] = init op in[0] op ... op in[i - 1], with the algorithm chosen explicitly.
@@ -51,7 +51,7 @@ cudaError_t inclusive_scan(void* temp, size_t& temp_bytes, const T* in, T* out, 
 template <ScanAlgorithm ALGORITHM, class T, class Op>
 cudaError_t exclusive_scan(void* temp, size_t& temp_bytes, const T* in, T* out, size_t n, Op op, T init,
                            cudaStream_t stream = 0) {
-  return detail::scan<ALGORITHM, true>(temp, temp_bytes, in, out, n, op, detail::Maybe<T>{init, true}, stream);
+  return detail::scan::scan<ALGORITHM, true>(temp, temp_bytes, in, out, n, op, detail::Maybe<T>{init, true}, stream);
 }
 
 /// out[0] = init, out[i] = init op in[0] op ... op in[i - 1].
@@ -59,7 +59,7 @@ cudaError_t exclusive_scan(void* temp, size_t& temp_bytes, const T* in, T* out, 
 template <class T, class Op>
 cudaError_t exclusive_scan(void* temp, size_t& temp_bytes, const T* in, T* out, size_t n, Op op, T init,
                            cudaStream_t stream = 0) {
-  return detail::scan_default<true>(temp, temp_bytes, in, out, n, op, detail::Maybe<T>{init, true}, stream);
+  return detail::scan::scan_default<true>(temp, temp_bytes, in, out, n, op, detail::Maybe<T>{init, true}, stream);
 }
 
 /// Running sums: out[i] = in[0] + ... + in[i].

@@ -44,8 +44,8 @@ cudaError_t segmented_radix_sort_keys(void* temp, size_t& temp_bytes, const K* k
                                       cudaStream_t s = 0) {
   const detail::PassBuffers<K, detail::NoValues> io{keys_in, keys_out, nullptr, nullptr};
   return detail::with_tuning([&](auto table) {
-    return detail::segmented_radix_sort<decltype(table)>(temp, temp_bytes, io, n, num_segments, begin_offsets,
-                                                         end_offsets, order, begin_bit, end_bit, s);
+    return detail::segmented::segmented_radix_sort<decltype(table)>(
+        temp, temp_bytes, io, n, num_segments, begin_offsets, end_offsets, order, begin_bit, end_bit, s);
   });
 }
 
@@ -65,8 +65,8 @@ cudaError_t segmented_radix_sort_pairs(void* temp, size_t& temp_bytes, const K* 
                                        int end_bit = 8 * sizeof(K), cudaStream_t s = 0) {
   const detail::PassBuffers<K, V> io{keys_in, keys_out, values_in, values_out};
   return detail::with_tuning([&](auto table) {
-    return detail::segmented_radix_sort<decltype(table)>(temp, temp_bytes, io, n, num_segments, begin_offsets,
-                                                         end_offsets, order, begin_bit, end_bit, s);
+    return detail::segmented::segmented_radix_sort<decltype(table)>(
+        temp, temp_bytes, io, n, num_segments, begin_offsets, end_offsets, order, begin_bit, end_bit, s);
   });
 }
 

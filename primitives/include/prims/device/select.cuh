@@ -29,12 +29,12 @@ namespace prims::device {
 template <class InIt, class OutIt, class Pred>
 cudaError_t select_if(void* temp, size_t& temp_bytes, InIt in, OutIt out, size_t* num_selected, size_t n, Pred pred,
                       cudaStream_t s = 0) {
-  using T = prims::detail::ItemOf<InIt>;
+  using T = prims::detail::scan::ItemOf<InIt>;
   return prims::detail::with_tuning([&](auto table) {
     using Policy = typename decltype(table)::template Select<T>;
-    return prims::detail::dispatch_select<Policy>(temp, temp_bytes, in, out, num_selected, n,
-                                                  prims::detail::KeepIf<Pred>{pred}, prims::detail::NoSelectValues{},
-                                                  s, "select_if");
+    return prims::detail::scan::dispatch_select<Policy>(temp, temp_bytes, in, out, num_selected, n,
+                                                        prims::detail::scan::KeepIf<Pred>{pred},
+                                                        prims::detail::scan::NoSelectValues{}, s, "select_if");
   });
 }
 
@@ -42,12 +42,12 @@ cudaError_t select_if(void* temp, size_t& temp_bytes, InIt in, OutIt out, size_t
 template <class InIt, class FlagIt, class OutIt>
 cudaError_t select_flagged(void* temp, size_t& temp_bytes, InIt in, FlagIt flags, OutIt out, size_t* num_selected,
                            size_t n, cudaStream_t s = 0) {
-  using T = prims::detail::ItemOf<InIt>;
+  using T = prims::detail::scan::ItemOf<InIt>;
   return prims::detail::with_tuning([&](auto table) {
     using Policy = typename decltype(table)::template Select<T>;
-    return prims::detail::dispatch_select<Policy>(temp, temp_bytes, in, out, num_selected, n,
-                                                  prims::detail::KeepFlagged<FlagIt>{flags},
-                                                  prims::detail::NoSelectValues{}, s, "select_flagged");
+    return prims::detail::scan::dispatch_select<Policy>(temp, temp_bytes, in, out, num_selected, n,
+                                                        prims::detail::scan::KeepFlagged<FlagIt>{flags},
+                                                        prims::detail::scan::NoSelectValues{}, s, "select_flagged");
   });
 }
 
@@ -58,11 +58,11 @@ cudaError_t select_flagged(void* temp, size_t& temp_bytes, InIt in, FlagIt flags
 template <class InIt, class OutIt, class Pred>
 cudaError_t partition_if(void* temp, size_t& temp_bytes, InIt in, OutIt out, size_t* num_selected, size_t n,
                          Pred pred, cudaStream_t s = 0) {
-  using T = prims::detail::ItemOf<InIt>;
+  using T = prims::detail::scan::ItemOf<InIt>;
   return prims::detail::with_tuning([&](auto table) {
     using Policy = typename decltype(table)::template Select<T>;
-    return prims::detail::dispatch_partition<Policy>(temp, temp_bytes, in, out, num_selected, n, pred, s,
-                                                     "partition_if");
+    return prims::detail::scan::dispatch_partition<Policy>(temp, temp_bytes, in, out, num_selected, n, pred, s,
+                                                           "partition_if");
   });
 }
 
@@ -70,12 +70,12 @@ cudaError_t partition_if(void* temp, size_t& temp_bytes, InIt in, OutIt out, siz
 template <class InIt, class OutIt, class Eq = prims::Equal>
 cudaError_t unique(void* temp, size_t& temp_bytes, InIt in, OutIt out, size_t* num_selected, size_t n, Eq eq = {},
                    cudaStream_t s = 0) {
-  using T = prims::detail::ItemOf<InIt>;
+  using T = prims::detail::scan::ItemOf<InIt>;
   return prims::detail::with_tuning([&](auto table) {
     using Policy = typename decltype(table)::template Select<T>;
-    return prims::detail::dispatch_select<Policy>(temp, temp_bytes, in, out, num_selected, n,
-                                                  prims::detail::KeepUnique<Eq>{eq}, prims::detail::NoSelectValues{},
-                                                  s, "unique");
+    return prims::detail::scan::dispatch_select<Policy>(temp, temp_bytes, in, out, num_selected, n,
+                                                        prims::detail::scan::KeepUnique<Eq>{eq},
+                                                        prims::detail::scan::NoSelectValues{}, s, "unique");
   });
 }
 
@@ -85,14 +85,13 @@ cudaError_t unique(void* temp, size_t& temp_bytes, InIt in, OutIt out, size_t* n
 template <class KeyIt, class ValIt, class KeyOut, class ValOut, class Eq = prims::Equal>
 cudaError_t unique_by_key(void* temp, size_t& temp_bytes, KeyIt keys_in, ValIt values_in, KeyOut keys_out,
                           ValOut values_out, size_t* num_selected, size_t n, Eq eq = {}, cudaStream_t s = 0) {
-  using K = prims::detail::ItemOf<KeyIt>;
-  using V = prims::detail::ItemOf<ValIt>;
+  using K = prims::detail::scan::ItemOf<KeyIt>;
+  using V = prims::detail::scan::ItemOf<ValIt>;
   return prims::detail::with_tuning([&](auto table) {
     using Policy = typename decltype(table)::template SelectByKey<K, V>;
-    return prims::detail::dispatch_select<Policy>(temp, temp_bytes, keys_in, keys_out, num_selected, n,
-                                                  prims::detail::KeepUnique<Eq>{eq},
-                                                  prims::detail::SelectValues<ValIt, ValOut>{values_in, values_out},
-                                                  s, "unique_by_key");
+    return prims::detail::scan::dispatch_select<Policy>(
+        temp, temp_bytes, keys_in, keys_out, num_selected, n, prims::detail::scan::KeepUnique<Eq>{eq},
+        prims::detail::scan::SelectValues<ValIt, ValOut>{values_in, values_out}, s, "unique_by_key");
   });
 }
 

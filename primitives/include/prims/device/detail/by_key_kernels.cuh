@@ -31,7 +31,7 @@
 #include "prims/util/maybe.cuh"
 #include "prims/util/ops.cuh"
 
-namespace prims::detail {
+namespace prims::detail::scan {
 
 /// A stretch of items under the segmented operator: the heads in it, and the reduction of its items after its
 /// last head (of all of them where it holds none). Heads are counted in 32 bits where n allows: a pair of 4-byte
@@ -348,4 +348,4 @@ template <class LengthOut>
 using RunLengthOf = std::conditional_t<std::is_void_v<typename std::iterator_traits<LengthOut>::value_type>, size_t,
                                        std::remove_cv_t<typename std::iterator_traits<LengthOut>::value_type>>;
 
-}  // namespace prims::detail
+}  // namespace prims::detail::scan

@@ -14,7 +14,7 @@
 #include "prims/util/vector_load.cuh"
 #include "prims/warp/reduce.cuh"
 
-namespace prims::detail {
+namespace prims::detail::radix {
 
 /// The digit extractors of a sort's passes: made once and kept (KEEP), or made again from the bit range at each
 /// use (for kernels short of registers).
@@ -135,4 +135,4 @@ __device__ __forceinline__ void count_keys_in_vectors(const K* __restrict__ keys
   }
 }
 
-}  // namespace prims::detail
+}  // namespace prims::detail::radix

@@ -11,7 +11,7 @@
 #include "prims/device/detail/tuning.cuh"
 #include "prims/util/error.cuh"
 
-namespace prims::detail {
+namespace prims::detail::radix {
 
 /// The widest digit a partition takes: one pass of the sort.
 inline constexpr int kMaxPartitionBits = 8;
@@ -71,4 +71,4 @@ cudaError_t radix_partition_default(void* temp, size_t& temp_bytes, PassBuffers<
   });
 }
 
-}  // namespace prims::detail
+}  // namespace prims::detail::radix

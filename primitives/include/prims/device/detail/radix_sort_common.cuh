@@ -28,7 +28,7 @@
 #include "prims/util/radix_key.cuh"
 #include "prims/util/temp_storage.cuh"
 
-namespace prims::detail {
+namespace prims::detail::radix {
 
 /// One tile of a digit pass, for the policy's block shape. `Offset` holds output positions (size_t where n may
 /// pass 2^32). FULL (a template argument of the steps) says the tile holds kTileItems keys: no bounds checks.
@@ -277,4 +277,4 @@ cudaError_t write_bucket_offsets(const Start* starts, size_t stride, size_t* buc
   return launch(bucket_offsets_kernel<Start>, 1, 256, 0, stream, starts, stride, bucket_offsets, num_buckets, n);
 }
 
-}  // namespace prims::detail
+}  // namespace prims::detail::radix

@@ -17,7 +17,7 @@
 #include "prims/util/error.cuh"
 #include "prims/util/radix_key.cuh"
 
-namespace prims::detail {
+namespace prims::detail::radix {
 
 /// The sort under a table (with_tuning, detail/tuning.cuh), with the algorithm chosen at compile time: an explicit
 /// TileCounts call compiles no Onesweep kernel. With `bucket_offsets` (one pass only: end_bit - begin_bit <= 8),
@@ -64,4 +64,4 @@ cudaError_t radix_sort(void* temp, size_t& temp_bytes, PassBuffers<K, V> io, siz
   });
 }
 
-}  // namespace prims::detail
+}  // namespace prims::detail::radix

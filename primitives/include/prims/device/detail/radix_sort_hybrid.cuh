@@ -33,7 +33,7 @@
 #include "prims/util/radix_key.cuh"
 #include "prims/util/temp_storage.cuh"
 
-namespace prims::detail {
+namespace prims::detail::radix {
 
 /// Threads of a block of the bounds kernel.
 inline constexpr int kBucketBoundsThreads = 256;
@@ -102,9 +102,9 @@ cudaError_t hybrid_sort(void* temp, size_t& temp_bytes, PassBuffers<K, V> io, si
   size_t onesweep_bytes = 0;
   size_t segmented_bytes = 0;
   PRIMS_TRY(onesweep_sort_for_size<Table>(nullptr, onesweep_bytes, io, n, order, msd_begin, end_bit, nullptr, stream));
-  PRIMS_TRY((segmented_radix_sort<Table, K, V, unsigned>(nullptr, segmented_bytes, buckets_io, n, buckets, nullptr,
-                                                         nullptr, order, buckets_begin_bit, buckets_end_bit,
-                                                         stream)));
+  PRIMS_TRY((segmented::segmented_radix_sort<Table, K, V, unsigned>(nullptr, segmented_bytes, buckets_io, n, buckets,
+                                                                    nullptr, nullptr, order, buckets_begin_bit,
+                                                                    buckets_end_bit, stream)));
   // The two run one after the other and share one region.
   const size_t sizes[2] = {2 * buckets * sizeof(unsigned), std::max(onesweep_bytes, segmented_bytes)};
   void* parts[2];
@@ -120,8 +120,9 @@ cudaError_t hybrid_sort(void* temp, size_t& temp_bytes, PassBuffers<K, V> io, si
   PRIMS_TRY(launch(hybrid_bucket_bounds_kernel<K>, static_cast<unsigned>(bounds_blocks), kBucketBoundsThreads, 0,
                    stream, static_cast<const K*>(io.keys_out), static_cast<unsigned>(n),
                    DigitExtractor<K>(order, msd_begin, msd_bits), begins, ends));
-  return segmented_radix_sort<Table, K, V, unsigned>(parts[1], segmented_bytes, buckets_io, n, buckets, begins, ends,
-                                                     order, buckets_begin_bit, buckets_end_bit, stream);
+  return segmented::segmented_radix_sort<Table, K, V, unsigned>(parts[1], segmented_bytes, buckets_io, n, buckets,
+                                                                begins, ends, order, buckets_begin_bit, buckets_end_bit,
+                                                                stream);
 }
 
-}  // namespace prims::detail
+}  // namespace prims::detail::radix

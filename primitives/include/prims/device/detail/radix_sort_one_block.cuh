@@ -19,7 +19,7 @@
 #include "prims/util/launch.cuh"
 #include "prims/util/temp_storage.cuh"
 
-namespace prims::detail {
+namespace prims::detail::radix {
 
 /// Whether a one-block tile of Shape fits the table's shared memory.
 template <class Table, class K, class V, class Shape>
@@ -95,4 +95,4 @@ cudaError_t one_block_sort(void* temp, size_t& temp_bytes, PassBuffers<K, V> io,
   return sort_with(typename Policy::large_shape{});
 }
 
-}  // namespace prims::detail
+}  // namespace prims::detail::radix

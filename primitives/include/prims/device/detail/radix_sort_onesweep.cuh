@@ -40,7 +40,7 @@
 #include "prims/util/ops.cuh"
 #include "prims/util/vector_load.cuh"
 
-namespace prims::detail {
+namespace prims::detail::radix {
 
 /// A pass's look-back: a row of counts a tile, one a digit (the tile's own count of the digit; then the digit's
 /// count over this tile and the earlier tiles of its portion, its position there after this tile).
@@ -398,4 +398,4 @@ cudaError_t onesweep_sort_for_size(void* temp, size_t& temp_bytes, PassBuffers<K
                                              stream);
 }
 
-}  // namespace prims::detail
+}  // namespace prims::detail::radix

@@ -22,7 +22,7 @@
 #include "prims/device/detail/scan_dispatch.cuh"
 #include "prims/util/launch.cuh"
 
-namespace prims::detail {
+namespace prims::detail::radix {
 
 template <class Policy, class K>
 __global__ void __launch_bounds__(Policy::block_threads)
@@ -85,8 +85,9 @@ cudaError_t tile_counts_sort(void* temp, size_t& temp_bytes, PassBuffers<K, V> i
   size_t scan_bytes = 0;
   // The counts' exclusive sum, under this sort's table.
   auto exclusive_sum = [&](void* scan_temp, size_t* counts) {
-    return scan_with<kDefaultScanAlgorithm, true, Table>(scan_temp, scan_bytes, static_cast<const size_t*>(counts),
-                                                         counts, num_counts, Sum{}, Maybe<size_t>{0, true}, stream);
+    return scan::scan_with<scan::kDefaultScanAlgorithm, true, Table>(scan_temp, scan_bytes,
+                                                                     static_cast<const size_t*>(counts), counts,
+                                                                     num_counts, Sum{}, Maybe<size_t>{0, true}, stream);
   };
   PRIMS_TRY(exclusive_sum(nullptr, nullptr));
   std::optional<SortBuffers<K, V>> buffers;
@@ -114,4 +115,4 @@ cudaError_t tile_counts_sort(void* temp, size_t& temp_bytes, PassBuffers<K, V> i
   return buffers->finish(n, stream);
 }
 
-}  // namespace prims::detail
+}  // namespace prims::detail::radix

@@ -18,7 +18,7 @@
 #include "prims/util/ops.cuh"
 #include "prims/util/temp_storage.cuh"
 
-namespace prims::detail {
+namespace prims::detail::scan {
 
 /// The algorithm that the overloads without one run: the one place to retune. The single pass reads and writes
 /// each item once, reduce-then-scan reads it twice, and the single pass is the faster at every size. A constant,
@@ -106,4 +106,4 @@ cudaError_t scan_default(void* temp, size_t& temp_bytes, const T* in, T* out, si
   return scan<kDefaultScanAlgorithm, EXCLUSIVE>(temp, temp_bytes, in, out, n, op, seed, stream);
 }
 
-}  // namespace prims::detail
+}  // namespace prims::detail::scan

@@ -38,7 +38,7 @@
 #include "prims/util/vector_load.cuh"
 #include "prims/warp/reduce.cuh"
 
-namespace prims::detail {
+namespace prims::detail::scan {
 
 /// One tile's shape; its trip between global memory and blocked registers is BlockedTileIo's (tile_io.cuh).
 template <class Policy, class T>
@@ -207,4 +207,4 @@ __global__ void __launch_bounds__(Policy::block_threads)
                                          carry, storage);
 }
 
-}  // namespace prims::detail
+}  // namespace prims::detail::scan

@@ -8,11 +8,12 @@
 #include <cstdint>
 
 #include "prims/device/detail/radix_sort_common.cuh"
+#include "prims/device/detail/tuning.cuh"
 #include "prims/util/launch.cuh"
 #include "prims/util/radix_key.cuh"
 #include "prims/warp/reduce.cuh"
 
-namespace prims::detail {
+namespace prims::detail::segmented {
 
 /// The size classes, in the order of their kernels.
 enum SegmentClass : int {
@@ -155,4 +156,4 @@ __global__ void __launch_bounds__(kClassifyThreads)
   }
 }
 
-}  // namespace prims::detail
+}  // namespace prims::detail::segmented

@@ -12,7 +12,7 @@
 #include "prims/util/radix_key.cuh"
 #include "prims/util/shuffle.cuh"
 
-namespace prims::detail {
+namespace prims::detail::segmented {
 
 /// Sorts groups of up to Policy::counting_capacity / MAX_ITEMS segments of at most MAX_ITEMS 8-byte keys that
 /// need their index to sort stably (floats, bit ranges, pairs; the other counted segments go to
@@ -210,4 +210,4 @@ __global__ void __launch_bounds__(Policy::block_threads, Policy::counting_blocks
   }
 }
 
-}  // namespace prims::detail
+}  // namespace prims::detail::segmented

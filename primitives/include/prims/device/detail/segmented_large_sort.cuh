@@ -13,7 +13,7 @@
 #include "prims/util/ops.cuh"
 #include "prims/util/radix_key.cuh"
 
-namespace prims::detail {
+namespace prims::detail::segmented {
 
 /// Copies a segment's items [begin, begin + size) from one array to another, in the block.
 template <class T>
@@ -23,7 +23,7 @@ __device__ void copy_segment(const T* from, T* to, size_t begin, size_t size) {
 
 /// The large class's tile: SortTile with 64-bit positions.
 template <class Policy, class K, class V>
-using SegmentedLargeTile = SortTile<Policy, K, V, size_t>;
+using SegmentedLargeTile = radix::SortTile<Policy, K, V, size_t>;
 
 /// Sorts the large class: a persistent block takes one segment at a time from the list (see the file comment).
 /// Counts are flushed from shared memory every kLargeChunkItems keys, so a segment may hold 2^32 keys or more.
@@ -51,7 +51,7 @@ __global__ void __launch_bounds__(Policy::block_threads, Policy::min_blocks_per_
   const unsigned count = list.size();
   const int digit = threadIdx.x;
   // counts[pass][digit], one copy; the digits made for each key (the kernel is short of registers).
-  using Counter = PassDigitCounter<Policy, 1, K, kMaxPasses, false>;
+  using Counter = radix::PassDigitCounter<Policy, 1, K, kMaxPasses, false>;
   for (;;) {
     const unsigned index = take_work(list.next, work);
     if (index >= count) return;
@@ -85,15 +85,15 @@ __global__ void __launch_bounds__(Policy::block_threads, Policy::min_blocks_per_
     unsigned needed = 0;
 #pragma unroll
     for (int pass = 0; pass < kMaxPasses; ++pass) {
-      if (pass < num_passes && !pass_is_trivial(digit < kDigits, totals[pass], segment.size)) {
+      if (pass < num_passes && !radix::pass_is_trivial(digit < kDigits, totals[pass], segment.size)) {
         needed |= 1u << pass;
       }
     }
     const int num_needed = __popc(needed);
 
     // 3. Those passes, ping-ponging so that the last lands in the output.
-    const PingPong<K> keys(args.io.keys_in, args.io.keys_out, alternate_keys, num_needed);
-    const PingPong<V> values(args.io.values_in, args.io.values_out, alternate_values, num_needed);
+    const radix::PingPong<K> keys(args.io.keys_in, args.io.keys_out, alternate_keys, num_needed);
+    const radix::PingPong<V> values(args.io.values_in, args.io.values_out, alternate_values, num_needed);
     int step = 0;
 #pragma unroll 1
     for (int pass = 0; pass < num_passes; ++pass) {
@@ -140,4 +140,4 @@ __global__ void __launch_bounds__(Policy::block_threads, Policy::min_blocks_per_
   }
 }
 
-}  // namespace prims::detail
+}  // namespace prims::detail::segmented

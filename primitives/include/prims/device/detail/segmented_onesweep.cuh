@@ -37,7 +37,7 @@
 #include "prims/util/launch.cuh"
 #include "prims/util/ops.cuh"
 
-namespace prims::detail {
+namespace prims::detail::segmented {
 
 /// A segment the passes sort: where it lies and its first tile among all listed segments' tiles. It is read at
 /// `begin` of the pass's input (of source buffer `source` in a gather pass) and written from `out_begin` of the
@@ -202,7 +202,7 @@ __device__ void segmented_onesweep_histogram_block(const K* __restrict__ keys, O
   __syncthreads();
   if (first >= last) return;
 
-  using Counter = PassDigitCounter<Policy, kCopies, K>;
+  using Counter = radix::PassDigitCounter<Policy, kCopies, K>;
   const Counter counter(order, begin_bit, end_bit, Counter::copy_of(counters));
   bool special = false;
   auto flush = [&](unsigned segment) {
@@ -215,7 +215,7 @@ __device__ void segmented_onesweep_histogram_block(const K* __restrict__ keys, O
   const unsigned first_segment = segment_of_tile(state.segments, count, first);
   unsigned s = first_segment;
   OnesweepSegment segment = state.segments[s];
-  const OnesweepLookBack<Policy::radix_bits> lookback(state.lookback[0]);
+  const radix::OnesweepLookBack<Policy::radix_bits> lookback(state.lookback[0]);
   for (unsigned tile = first; tile < last; ++tile) {
     while (s + 1 < count && state.segments[s + 1].first_tile <= tile) segment = state.segments[++s];
     if (threadIdx.x == 0) state.tiles[tile] = {segment, s, 0u};
@@ -240,7 +240,7 @@ __device__ void segmented_onesweep_histogram_block(const K* __restrict__ keys, O
     const size_t end = static_cast<size_t>(to_tile) * Tile::kTileItems < segment.size
                            ? static_cast<size_t>(to_tile) * Tile::kTileItems
                            : segment.size;
-    count_keys_in_vectors<kThreads, Shape::items>(keys + segment.begin + begin, end - begin, 0, 1, count_key);
+    radix::count_keys_in_vectors<kThreads, Shape::items>(keys + segment.begin + begin, end - begin, 0, 1, count_key);
     if (s + 1 >= count || state.segments[s + 1].first_tile >= last) break;
     // An empty segment counted nothing: no flush (a list may hold many, as the distributed sort's pieces do).
     if (end > begin) flush(s);
@@ -255,7 +255,7 @@ template <class Policy, class Tile, class Shape, class K>
 __global__ void __launch_bounds__(Shape::threads)
     segmented_onesweep_histogram_kernel(const K* __restrict__ keys, Order order, int begin_bit, int end_bit,
                                         SegmentedOnesweepState state) {
-  extern __shared__ unsigned counters[];  // as onesweep_histogram_kernel's
+  extern __shared__ unsigned counters[];  // as radix::onesweep_histogram_kernel's
   wait_for_prior_grids();
   allow_dependent_grids();
   segmented_onesweep_histogram_block<Policy, Tile, Shape, K>(keys, order, begin_bit, end_bit, state, counters,
@@ -277,7 +277,7 @@ __global__ void __launch_bounds__(Tile::kDigits) segmented_onesweep_starts_kerne
     for (int pass = 0; pass < state.num_passes; ++pass) {
       const size_t i = (static_cast<size_t>(s) * state.num_passes + pass) * kDigits + threadIdx.x;
       bool trivial = false;
-      state.starts[i] = digit_start<kDigits>(storage, state.counts[i], segment.size, trivial);
+      state.starts[i] = radix::digit_start<kDigits>(storage, state.counts[i], segment.size, trivial);
       if (trivial) trivial_passes |= 1u << pass;
     }
     const unsigned tiles = (segment.size + Tile::kTileItems - 1) / Tile::kTileItems;
@@ -328,7 +328,7 @@ enum class OnesweepGrid { Tiles, Persistent };
 template <class Policy, class K, class V, OnesweepGrid GRID, bool GATHER = false>
 __global__ void __launch_bounds__(Policy::block_threads, Policy::min_blocks_per_sm)
     segmented_onesweep_pass_kernel(SegmentedOnesweepState state, SegmentedOnesweepPass<K, V> args) {
-  using Tile = OnesweepTile<Policy, K, V>;
+  using Tile = radix::OnesweepTile<Policy, K, V>;
   constexpr int kTileItems = Tile::kTileItems;
   constexpr int kDigits = Tile::kDigits;
   static_assert(kDigits <= Tile::kThreads, "the pass kernel needs a thread per digit");
@@ -350,7 +350,7 @@ __global__ void __launch_bounds__(Policy::block_threads, Policy::min_blocks_per_
     if (taken >= num_tiles) return;
     const unsigned tile = GATHER && args.interleaved != 0 ? interleaved_tile(taken, first_tiles, num_tiles) : taken;
     if (args.next_lookback != nullptr && threadIdx.x < kDigits) {
-      OnesweepLookBack<Policy::radix_bits>(args.next_lookback).reset(tile, threadIdx.x);
+      radix::OnesweepLookBack<Policy::radix_bits>(args.next_lookback).reset(tile, threadIdx.x);
     }
     const OnesweepTileInfo info = state.tiles[tile];
     const unsigned s = info.segment;
@@ -368,7 +368,7 @@ __global__ void __launch_bounds__(Policy::block_threads, Policy::min_blocks_per_
     // Gather passes have no trivial passes (their starts kernel notes none) and no copies.
     if (args.copy || (info.trivial_passes >> args.pass & 1u) != 0) {
       const size_t begin = segment.begin + tile_begin;
-      copy_tile_through<Tile>(args.buffers, begin, begin, valid);
+      radix::copy_tile_through<Tile>(args.buffers, begin, begin, valid);
       continue;
     }
     // The segment's view of the pass: positions count from the segment's begin (its out_begin in the output),
@@ -384,15 +384,23 @@ __global__ void __launch_bounds__(Policy::block_threads, Policy::min_blocks_per_
       buffers.values_out = args.buffers.values_out + out_begin;
     }
     // A segment is one portion (it has fewer than kOnesweepPortionMaxItems keys), looking back over its own tiles.
-    const OnesweepPass<Policy::radix_bits, K, V> pass{
-        buffers, 0u,      segment.size, args.digit_of,
-        state.starts + row * kDigits, nullptr, nullptr,      nullptr,
-        nullptr, OnesweepLookBack<Policy::radix_bits>(args.lookback).from(segment.first_tile),
-        OnesweepLookBack<Policy::radix_bits>(nullptr), 0u};
+    const radix::OnesweepPass<Policy::radix_bits, K, V> pass{
+        buffers,
+        0u,
+        segment.size,
+        args.digit_of,
+        state.starts + row * kDigits,
+        nullptr,
+        nullptr,
+        nullptr,
+        nullptr,
+        radix::OnesweepLookBack<Policy::radix_bits>(args.lookback).from(segment.first_tile),
+        radix::OnesweepLookBack<Policy::radix_bits>(nullptr),
+        0u};
     if (valid == kTileItems && (!RadixKey<K>::kHasSpecialKeys || !special_keys)) {
-      onesweep_tile<Policy, K, V, true>(pass, storage, local_tile, kTileItems);
+      radix::onesweep_tile<Policy, K, V, true>(pass, storage, local_tile, kTileItems);
     } else {
-      onesweep_tile<Policy, K, V, false>(pass, storage, local_tile, valid);
+      radix::onesweep_tile<Policy, K, V, false>(pass, storage, local_tile, valid);
     }
     if constexpr (GRID == OnesweepGrid::Persistent) __syncthreads();  // the tile storage is reused
   } while (GRID == OnesweepGrid::Persistent);
@@ -406,7 +414,7 @@ cudaError_t launch_segmented_onesweep_pass(const SegmentedOnesweepState& state, 
     // Each segment has at most one partial tile (two where its first is short: a gather pass's): sized with this
     // policy's tile, no block is surplus to a list that holds every key.
     const size_t max_tiles = segmented_onesweep_max_tiles(state.items, state.capacity, state.partial_tiles,
-                                                          OnesweepTile<Policy, K, V>::kTileItems);
+                                                          radix::OnesweepTile<Policy, K, V>::kTileItems);
     return launch(segmented_onesweep_pass_kernel<Policy, K, V, GRID, GATHER>, static_cast<unsigned>(max_tiles),
                   Policy::block_threads, 0, stream, state, pass);
   } else {
@@ -419,8 +427,8 @@ cudaError_t launch_segmented_onesweep_pass(const SegmentedOnesweepState& state, 
 /// the order segmented_onesweep_sort takes the parts.
 template <class K, class V, class Policy>
 struct SegmentedOnesweepStorage {
-  using Tile = OnesweepTile<Policy, K, V>;
-  using LookBack = OnesweepLookBack<Policy::radix_bits>;
+  using Tile = radix::OnesweepTile<Policy, K, V>;
+  using LookBack = radix::OnesweepLookBack<Policy::radix_bits>;
   /// The parts, in order: SegmentedOnesweepState's segments, tiles, counts, starts, words, and both look-back
   /// buffers.
   enum Part : int { kSegmentsPart, kTilesPart, kCountsPart, kStartsPart, kWordsPart, kLookBackPart, kParts };
@@ -473,7 +481,7 @@ cudaError_t segmented_onesweep_sort(SegmentedOnesweepState state, PassBuffers<K,
                                     const Offset* begin_offsets, const Offset* end_offsets, Order order,
                                     int begin_bit, int end_bit, K* alternate_keys, V* alternate_values,
                                     cudaStream_t stream, FillCounts fill_counts = {}) {
-  using Tile = OnesweepTile<Policy, K, V>;
+  using Tile = radix::OnesweepTile<Policy, K, V>;
   using Shape = typename Table::template SegmentedOnesweepHistogram<K>;
   static_assert(fits_shared_memory<Table>(Shape::template shared_bytes<K>(Policy::radix_bits)),
                 "the histogram's counters fit the table's shared memory");
@@ -496,8 +504,8 @@ cudaError_t segmented_onesweep_sort(SegmentedOnesweepState state, PassBuffers<K,
   PRIMS_TRY(launch_persistent(segmented_onesweep_starts_kernel<Tile>, state.capacity, Tile::kDigits, 0, stream,
                               state));
 
-  const PingPong<K> keys(io.keys_in, io.keys_out, alternate_keys, num_passes);
-  const PingPong<V> values(io.values_in, io.values_out, alternate_values, num_passes);
+  const radix::PingPong<K> keys(io.keys_in, io.keys_out, alternate_keys, num_passes);
+  const radix::PingPong<V> values(io.values_in, io.values_out, alternate_values, num_passes);
   auto run = [&](SegmentedOnesweepPass<K, V> pass) {
     return launch_segmented_onesweep_pass<Policy, K, V, GRID>(state, pass, stream);
   };
@@ -537,7 +545,7 @@ cudaError_t segmented_onesweep_gather_pass(SegmentedOnesweepState state, const K
                                            const Offset* begin_offsets, const Offset* end_offsets,
                                            const Offset* out_offsets, const unsigned* sources,
                                            DigitExtractor<K> digit_of, unsigned interleaved, cudaStream_t stream) {
-  using Tile = OnesweepTile<Policy, K, V>;
+  using Tile = radix::OnesweepTile<Policy, K, V>;
   using Shape = typename Table::template SegmentedOnesweepHistogram<K>;
   if (state.capacity == 0) return cudaSuccess;
   if (state.num_passes != 1 || state.partial_tiles != 2) return cudaErrorInvalidValue;
@@ -556,4 +564,4 @@ cudaError_t segmented_onesweep_gather_pass(SegmentedOnesweepState state, const K
   return launch_segmented_onesweep_pass<Policy, K, V, OnesweepGrid::Tiles, true>(state, pass, stream);
 }
 
-}  // namespace prims::detail
+}  // namespace prims::detail::segmented

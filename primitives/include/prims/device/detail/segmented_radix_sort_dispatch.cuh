@@ -75,7 +75,7 @@
 #include "prims/util/temp_storage.cuh"
 #include "prims/warp/reduce.cuh"
 
-namespace prims::detail {
+namespace prims::detail::segmented {
 
 /// Calls `passes(tiles)` with the table's Onesweep policy the segmented Onesweep passes take over n keys in
 /// num_segments segments: Onesweep's large tiles for large inputs of large segments, where they differ from its
@@ -142,8 +142,8 @@ cudaError_t segmented_radix_sort(void* temp, size_t& temp_bytes, PassBuffers<K, 
     kParts = kOnesweepPart + OnesweepStorage::kParts
   };
   size_t sizes[kParts] = {};
-  sizes[kAlternateKeysPart] = alternate_bytes<K>(alternate_items);
-  sizes[kAlternateValuesPart] = alternate_bytes<V>(alternate_items);
+  sizes[kAlternateKeysPart] = radix::alternate_bytes<K>(alternate_items);
+  sizes[kAlternateValuesPart] = radix::alternate_bytes<V>(alternate_items);
   sizes[kCountersPart] = 2 * (kSegmentClasses + 1) * sizeof(unsigned);
   for (int c = 0; c < kSegmentClasses; ++c) {
     sizes[kFirstListPart + c] = capacity[c] * (is_counted_class(c) ? sizeof(unsigned long long) : sizeof(unsigned));
@@ -284,4 +284,4 @@ cudaError_t segmented_radix_sort(void* temp, size_t& temp_bytes, PassBuffers<K, 
                            alternate_values);
 }
 
-}  // namespace prims::detail
+}  // namespace prims::detail::segmented

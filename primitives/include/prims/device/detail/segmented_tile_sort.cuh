@@ -12,7 +12,7 @@
 #include "prims/util/device_properties.cuh"
 #include "prims/util/error.cuh"
 
-namespace prims::detail {
+namespace prims::detail::segmented {
 
 /// Sorts the segments of one packed, tile or local class: a persistent block takes groups of TileSort::kSlots
 /// ids from the class's list until none is left. Its storage, TileSort::TempStorage, is the launch's dynamic
@@ -65,4 +65,4 @@ cudaError_t segmented_local_class_fits(bool& fits) {
   return cudaSuccess;
 }
 
-}  // namespace prims::detail
+}  // namespace prims::detail::segmented

@@ -276,10 +276,9 @@ cudaError_t segmented_top_k(void* temp, size_t& temp_bytes, PassBuffers<K, V> io
   const size_t slots = num_segments * k;
   const PassBuffers<K, V> none{nullptr, nullptr, nullptr, nullptr};
   size_t sort_bytes = 0;
-  PRIMS_TRY((segmented_radix_sort<Table, K, V, size_t>(nullptr, sort_bytes, none, slots, num_segments,
-                                                static_cast<const size_t*>(nullptr),
-                                                static_cast<const size_t*>(nullptr), order, 0, RadixKey<K>::kBits,
-                                                stream)));
+  PRIMS_TRY((segmented::segmented_radix_sort<Table, K, V, size_t>(
+      nullptr, sort_bytes, none, slots, num_segments, static_cast<const size_t*>(nullptr),
+      static_cast<const size_t*>(nullptr), order, 0, RadixKey<K>::kBits, stream)));
   const size_t value_bytes = kValues ? sizeof(std::conditional_t<kValues, V, char>) : 0;
   const size_t sizes[] = {slots * sizeof(K), slots * value_bytes, num_segments * sizeof(size_t),
                           num_segments * sizeof(size_t), sort_bytes};
@@ -296,10 +295,9 @@ cudaError_t segmented_top_k(void* temp, size_t& temp_bytes, PassBuffers<K, V> io
                    winner_values, sort_begins, sort_ends));
   const PassBuffers<K, V> winners{winner_keys, io.keys_out, kValues ? winner_values : nullptr, io.values_out};
   size_t bytes = sort_bytes;
-  return segmented_radix_sort<Table, K, V, size_t>(parts[4], bytes, winners, slots, num_segments,
-                                            static_cast<const size_t*>(sort_begins),
-                                            static_cast<const size_t*>(sort_ends), order, 0, RadixKey<K>::kBits,
-                                            stream);
+  return segmented::segmented_radix_sort<Table, K, V, size_t>(
+      parts[4], bytes, winners, slots, num_segments, static_cast<const size_t*>(sort_begins),
+      static_cast<const size_t*>(sort_ends), order, 0, RadixKey<K>::kBits, stream);
 }
 
 }  // namespace prims::detail

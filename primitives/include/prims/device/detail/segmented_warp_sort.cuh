@@ -13,7 +13,7 @@
 #include "prims/util/shuffle.cuh"
 #include "prims/warp/bitonic_sort.cuh"
 
-namespace prims::detail {
+namespace prims::detail::segmented {
 
 /// Sorts segments of up to LANES * ITEMS keys (a counted class's ranges, or the packed16 class's ids), each by a
 /// group of LANES lanes of a warp with warp::bitonic_sort in registers: no shared memory and no block barrier, so
@@ -150,4 +150,4 @@ __global__ void __launch_bounds__(Policy::block_threads)
   }
 }
 
-}  // namespace prims::detail
+}  // namespace prims::detail::segmented

@@ -26,7 +26,7 @@
 #include "prims/util/shuffle.cuh"
 #include "prims/util/temp_storage.cuh"
 
-namespace prims::detail {
+namespace prims::detail::scan {
 
 /// What a selection keeps, and what the kernel needs to tell: KeepIf, the items with pred(item); KeepFlagged, the
 /// items whose flag is nonzero; KeepUnique, the first item of every run of items equal under eq; KeepPartition,
@@ -340,4 +340,4 @@ cudaError_t dispatch_partition(void* temp, size_t& temp_bytes, InIt in, OutIt ou
                 KeepPartition<Pred>{pred, kept_count}, NoSelectValues{}, look_back.status, look_back.tile_counter);
 }
 
-}  // namespace prims::detail
+}  // namespace prims::detail::scan

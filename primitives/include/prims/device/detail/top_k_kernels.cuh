@@ -137,7 +137,7 @@ __global__ void __launch_bounds__(Policy::count_threads)
   const bool candidates = source.from_candidates(*state, round);
   const K* keys = candidates ? source.candidate_keys : source.keys;
   const size_t n = candidates ? static_cast<size_t>(state->split_candidates) : source.n;
-  count_keys_in_vectors<Policy::count_threads, Policy::count_items>(keys, n, blockIdx.x, gridDim.x, count_key);
+  radix::count_keys_in_vectors<Policy::count_threads, Policy::count_items>(keys, n, blockIdx.x, gridDim.x, count_key);
   __syncthreads();
   for (int d = threadIdx.x; d < kDigits; d += Policy::count_threads) {
     unsigned total = 0;
@@ -288,8 +288,8 @@ cudaError_t top_k_select(void* temp, size_t& temp_bytes, PassBuffers<K, V> io, s
   const size_t num_tiles = (n + kTileItems - 1) / kTileItems;
   const PassBuffers<K, V> none{nullptr, nullptr, nullptr, nullptr};
   size_t sort_bytes = 0;
-  PRIMS_TRY((radix_sort_with<device::RadixSortAlgorithm::Auto, Table>(nullptr, sort_bytes, none, k, order, 0,
-                                                                       RadixKey<K>::kBits, nullptr, stream)));
+  PRIMS_TRY((radix::radix_sort_with<device::RadixSortAlgorithm::Auto, Table>(nullptr, sort_bytes, none, k, order, 0,
+                                                                             RadixKey<K>::kBits, nullptr, stream)));
   const size_t value_bytes = kValues ? sizeof(std::conditional_t<kValues, V, char>) : 0;
   // The first split and the last each have their look-back words and tile counter, both cleared once before the
   // rounds: at most one of the first split's attempts runs (the others return at once, touching neither).
@@ -340,8 +340,8 @@ cudaError_t top_k_select(void* temp, size_t& temp_bytes, PassBuffers<K, V> io, s
   PRIMS_TRY(split(top_k_split_kernel<Policy, K, V, false, Count, Status>, kRounds, last_status, last_counter));
   const PassBuffers<K, V> winners{winner_keys, io.keys_out, kValues ? winner_values : nullptr, io.values_out};
   size_t bytes = sort_bytes;
-  return radix_sort_with<device::RadixSortAlgorithm::Auto, Table>(parts[8], bytes, winners, k, order, 0,
-                                                                  RadixKey<K>::kBits, nullptr, stream);
+  return radix::radix_sort_with<device::RadixSortAlgorithm::Auto, Table>(parts[8], bytes, winners, k, order, 0,
+                                                                         RadixKey<K>::kBits, nullptr, stream);
 }
 
 /// The whole top-k: the two-phase protocol, then the radix select, the splits and the sort of the winners
@@ -350,8 +350,8 @@ template <class Table, class K, class V, class Policy = typename Table::template
 cudaError_t top_k(void* temp, size_t& temp_bytes, PassBuffers<K, V> io, size_t n, size_t k, Order order,
                   cudaStream_t stream) {
   if (k >= n) {
-    return radix_sort_with<device::RadixSortAlgorithm::Auto, Table>(temp, temp_bytes, io, n, order, 0,
-                                                                    RadixKey<K>::kBits, nullptr, stream);
+    return radix::radix_sort_with<device::RadixSortAlgorithm::Auto, Table>(temp, temp_bytes, io, n, order, 0,
+                                                                           RadixKey<K>::kBits, nullptr, stream);
   }
   if (n <= UINT_MAX) return top_k_select<Table, K, V, Policy, unsigned>(temp, temp_bytes, io, n, k, order, stream);
   return top_k_select<Table, K, V, Policy, unsigned long long>(temp, temp_bytes, io, n, k, order, stream);

@@ -144,14 +144,14 @@ struct AheadCopies {
 template <class Policy, class Tile, class Shape, class K, class V>
 __global__ void __launch_bounds__(Shape::threads, 1)
     count_and_copy_kernel(const K* __restrict__ keys, Order order, int end_bit,
-                          prims::detail::SegmentedOnesweepState state, unsigned counting_blocks,
+                          prims::detail::segmented::SegmentedOnesweepState state, unsigned counting_blocks,
                           AheadCopies<K, V> copies) {
   extern __shared__ unsigned counters[];
   prims::detail::wait_for_prior_grids();
   prims::detail::allow_dependent_grids();
   if (blockIdx.x < counting_blocks) {
-    prims::detail::segmented_onesweep_histogram_block<Policy, Tile, Shape, K>(keys, order, 0, end_bit, state,
-                                                                            counters, blockIdx.x, counting_blocks);
+    prims::detail::segmented::segmented_onesweep_histogram_block<Policy, Tile, Shape, K>(
+        keys, order, 0, end_bit, state, counters, blockIdx.x, counting_blocks);
     return;
   }
   const unsigned block = blockIdx.x - counting_blocks;
@@ -251,7 +251,8 @@ class DistributedRadixSort {
   static constexpr int kParts = 17;
   /// The segmented Onesweep storage of the counting and of the gathering pass (sized for Onesweep's default
   /// tiles, which holds the fewer large ones).
-  using GatherStorage = prims::detail::SegmentedOnesweepStorage<K, V, typename Table::template Onesweep<K, V>>;
+  using GatherStorage =
+      prims::detail::segmented::SegmentedOnesweepStorage<K, V, typename Table::template Onesweep<K, V>>;
   static constexpr int kGatherParts = 3 * GatherStorage::kParts + 1;
   static_assert(Table::template Onesweep<K, V>::radix_bits == kDigitBits &&
                     Table::template OnesweepLarge<K, V>::radix_bits == kDigitBits,
@@ -355,7 +356,7 @@ class DistributedRadixSort {
     const DigitLayout layout{kKeyBits};
     // The top digit of the whole shard: the search's root.
     const Buffers whole{io_.keys_in, partitioned_keys_, io_.values_in, partitioned_values_};
-    PRIMS_NCCL_TRY_CUDA(prims::detail::radix_partition_default_with<Table>(
+    PRIMS_NCCL_TRY_CUDA(prims::detail::radix::radix_partition_default_with<Table>(
         scratch_, scratch_bytes_, whole, n_, local_offsets_, layout.begin_bit(0), layout.end_bit(0), order_, stream_));
     const uint64_t own_count = n_;
     PRIMS_NCCL_TRY_CUDA(
@@ -427,7 +428,7 @@ class DistributedRadixSort {
     if (ranks_ == 1) {
       if (events != nullptr) PRIMS_NCCL_TRY_CUDA(cudaEventRecord(events->gather_begin, stream_));
       if (events != nullptr) PRIMS_NCCL_TRY_CUDA(cudaEventRecord(events->exchange_end, stream_));
-      PRIMS_NCCL_TRY_CUDA((prims::detail::radix_sort_with<device::RadixSortAlgorithm::Onesweep, Table>(
+      PRIMS_NCCL_TRY_CUDA((prims::detail::radix::radix_sort_with<device::RadixSortAlgorithm::Onesweep, Table>(
           scratch_, scratch_bytes_, io_, n_, order_, 0, kKeyBits, nullptr, stream_)));
       if (events != nullptr) PRIMS_NCCL_TRY_CUDA(cudaEventRecord(events->sort_end, stream_));
       return ncclSuccess;
@@ -470,7 +471,7 @@ class DistributedRadixSort {
     if (gathers_ && kSortedDigits > 1) {
       PRIMS_NCCL_TRY_CUDA(sort_buckets(gather));
     } else if (!gathers_ && !kArrivesSorted) {
-      PRIMS_NCCL_TRY_CUDA((prims::detail::radix_sort_with<device::RadixSortAlgorithm::Onesweep, Table>(
+      PRIMS_NCCL_TRY_CUDA((prims::detail::radix::radix_sort_with<device::RadixSortAlgorithm::Onesweep, Table>(
           scratch_, scratch_bytes_, sort_io, n_, order_, 0, kKeyBits, nullptr, stream_)));
     }
     if (events != nullptr) PRIMS_NCCL_TRY_CUDA(cudaEventRecord(events->sort_end, stream_));
@@ -649,16 +650,16 @@ class DistributedRadixSort {
     const Buffers none{nullptr, nullptr, nullptr, nullptr};
     const DigitLayout layout{kKeyBits};
     size_t sort_bytes = 0;
-    PRIMS_TRY((prims::detail::radix_sort_with<device::RadixSortAlgorithm::Onesweep, Table>(
+    PRIMS_TRY((prims::detail::radix::radix_sort_with<device::RadixSortAlgorithm::Onesweep, Table>(
         nullptr, sort_bytes, none, n, order, 0, kKeyBits, nullptr, stream)));
     bytes = sort_bytes;
     if (ranks == 1) return cudaSuccess;
     size_t first_bytes = 0;
     size_t refine_bytes = 0;
     size_t gather_bytes = 0;
-    PRIMS_TRY(prims::detail::radix_partition_default_with<Table>(nullptr, first_bytes, none, n, nullptr,
-                                                                 layout.begin_bit(0), layout.end_bit(0), order, stream));
-    PRIMS_TRY((prims::detail::radix_partition_with<device::RadixSortAlgorithm::TileCounts, Table>(
+    PRIMS_TRY(prims::detail::radix::radix_partition_default_with<Table>(
+        nullptr, first_bytes, none, n, nullptr, layout.begin_bit(0), layout.end_bit(0), order, stream));
+    PRIMS_TRY((prims::detail::radix::radix_partition_with<device::RadixSortAlgorithm::TileCounts, Table>(
         nullptr, refine_bytes, none, n, nullptr, layout.begin_bit(0), layout.end_bit(0), order, stream)));
     if constexpr (!kArrivesSorted) {
       size_t sizes[kGatherParts];
@@ -693,9 +694,9 @@ class DistributedRadixSort {
   }
 
   struct GatherState {
-    prims::detail::SegmentedOnesweepState counting;
-    prims::detail::SegmentedOnesweepState gathering;
-    prims::detail::SegmentedOnesweepState buckets;
+    prims::detail::segmented::SegmentedOnesweepState counting;
+    prims::detail::segmented::SegmentedOnesweepState gathering;
+    prims::detail::segmented::SegmentedOnesweepState buckets;
     unsigned* own_counts;
     unsigned* all_counts;
   };
@@ -734,17 +735,16 @@ class DistributedRadixSort {
   /// for this rank (a hang seen on four GPUs).
   cudaError_t count_pieces_and_copy_ahead(const GatherState& gather) const {
     using Policy = typename Table::template Onesweep<K, V>;
-    using Tile = prims::detail::OnesweepTile<Policy, K, V>;
+    using Tile = prims::detail::radix::OnesweepTile<Policy, K, V>;
     using Shape = typename Table::template SegmentedOnesweepHistogram<K>;
     int multiprocessors = 0;
     PRIMS_TRY(prims::detail::multiprocessor_count(multiprocessors));
-    PRIMS_TRY(prims::detail::launch(prims::detail::segmented_onesweep_layout_kernel<Tile, uint64_t>,
-                                    static_cast<unsigned>(multiprocessors),
-                                    prims::detail::kSegmentedOnesweepLayoutThreads, 0, stream_,
-                                    static_cast<const uint64_t*>(offset_table(kHeldBegins)),
-                                    static_cast<const uint64_t*>(offset_table(kHeldEnds)),
-                                    static_cast<const uint64_t*>(nullptr), static_cast<const unsigned*>(nullptr),
-                                    static_cast<const void* const*>(nullptr), 0u, gather.counting));
+    PRIMS_TRY(prims::detail::launch(
+        prims::detail::segmented::segmented_onesweep_layout_kernel<Tile, uint64_t>,
+        static_cast<unsigned>(multiprocessors), prims::detail::segmented::kSegmentedOnesweepLayoutThreads, 0, stream_,
+        static_cast<const uint64_t*>(offset_table(kHeldBegins)), static_cast<const uint64_t*>(offset_table(kHeldEnds)),
+        static_cast<const uint64_t*>(nullptr), static_cast<const unsigned*>(nullptr),
+        static_cast<const void* const*>(nullptr), 0u, gather.counting));
     static_assert(Shape::blocks_per_sm == 1, "a block an SM: the copying blocks take SMs of their own");
     const auto blocks = static_cast<unsigned>(multiprocessors);
     const unsigned copying_blocks = copies_ > 0 ? std::max(1u, blocks / kCopyingShare) : 0u;
@@ -799,8 +799,8 @@ class DistributedRadixSort {
     V* values_out = kSortedDigits == 1 ? io_.values_out : arrived_values_;
     const auto digit = prims::detail::pass_digit<K>(order_, 0, kSortedBits, kDigitBits, 0);
     using Sorting = typename Table::template SegmentedSort<K, V>;
-    return prims::detail::with_segmented_onesweep_tiles<Table, K, V, Sorting>(n_, arriving, [&](auto tiles) {
-      return prims::detail::segmented_onesweep_gather_pass<Table, K, V, uint64_t, decltype(tiles)>(
+    return prims::detail::segmented::with_segmented_onesweep_tiles<Table, K, V, Sorting>(n_, arriving, [&](auto tiles) {
+      return prims::detail::segmented::segmented_onesweep_gather_pass<Table, K, V, uint64_t, decltype(tiles)>(
           gather.gathering, key_sources_, value_sources_, keys_out, values_out, offset_table(kArrivingBegins),
           offset_table(kArrivingEnds), offset_table(kArrivingBuckets), word_table(kArrivingSources), digit,
           direct_ ? near_pieces_ : 0u, stream_);
@@ -814,7 +814,7 @@ class DistributedRadixSort {
     const unsigned segments = static_cast<unsigned>(exchange_.segment_begins.size());
     if (segments == 0) return cudaSuccess;
     const Buffers io{arrived_keys_, io_.keys_out, arrived_values_, io_.values_out};
-    auto fill_counts = [&](const prims::detail::SegmentedOnesweepState& state) {
+    auto fill_counts = [&](const prims::detail::segmented::SegmentedOnesweepState& state) {
       return prims::detail::launch(bucket_counts_kernel<kDigitBuckets>, segments, kDigitBuckets, 0, stream_,
                                    static_cast<const unsigned*>(gather.all_counts),
                                    static_cast<size_t>(kSortedDigits) * kDigitBuckets, kSortedDigits,
@@ -824,10 +824,10 @@ class DistributedRadixSort {
                                    state.counts);
     };
     using Sorting = typename Table::template SegmentedSort<K, V>;
-    return prims::detail::with_segmented_onesweep_tiles<Table, K, V, Sorting>(n_, segments, [&](auto tiles) {
+    return prims::detail::segmented::with_segmented_onesweep_tiles<Table, K, V, Sorting>(n_, segments, [&](auto tiles) {
       // The buckets hold every arrived key: the passes' grids are a block a tile.
-      return prims::detail::segmented_onesweep_sort<Table, K, V, uint64_t, decltype(tiles), decltype(fill_counts),
-                                                    prims::detail::OnesweepGrid::Tiles>(
+      return prims::detail::segmented::segmented_onesweep_sort<
+          Table, K, V, uint64_t, decltype(tiles), decltype(fill_counts), prims::detail::segmented::OnesweepGrid::Tiles>(
           gather.buckets, io, static_cast<const uint64_t*>(segment_begins_),
           static_cast<const uint64_t*>(segment_ends_), order_, kDigitBits, kSortedBits, partitioned_keys_,
           partitioned_values_, stream_, fill_counts);
@@ -908,7 +908,7 @@ class DistributedRadixSort {
       K* keys = partitioned_keys_ + node.local_begin;
       V* values = kHasValues ? partitioned_values_ + node.local_begin : nullptr;
       const Buffers in_place{keys, keys, values, values};
-      PRIMS_NCCL_TRY_CUDA((prims::detail::radix_partition_with<device::RadixSortAlgorithm::TileCounts, Table>(
+      PRIMS_NCCL_TRY_CUDA((prims::detail::radix::radix_partition_with<device::RadixSortAlgorithm::TileCounts, Table>(
           scratch_, scratch_bytes_, in_place, node.local_end - node.local_begin, offsets, layout.begin_bit(level),
           layout.end_bit(level), order_, stream_)));
       offsets += kBucketOffsets;
