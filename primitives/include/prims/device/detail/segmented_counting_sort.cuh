@@ -143,39 +143,23 @@ struct SegmentedCountingSort {
         }
       }
     }
+    // f(q, r, the segment's begin) for each real key of this thread's quads.
+    auto for_each_key = [&](auto f) {
 #pragma unroll
-    for (int q = 0; q < kQuads; ++q) {
-      if (segments[q] < 0) continue;
+      for (int q = 0; q < kQuads; ++q) {
+        if (segments[q] < 0) continue;
 #pragma unroll
-      for (int r = 0; r < kQuad; ++r) {
-        if (firsts[q] + r < storage.size[segments[q]]) {
-          args.io.keys_out[storage.begin[segments[q]] + ranks[q][r]] = keys[q][r];
+        for (int r = 0; r < kQuad; ++r) {
+          if (firsts[q] + r < storage.size[segments[q]]) f(q, r, storage.begin[segments[q]]);
         }
       }
-    }
+    };
+    for_each_key([&](int q, int r, auto begin) { args.io.keys_out[begin + ranks[q][r]] = keys[q][r]; });
     if constexpr (kHasValues<V>) {
       V values[kQuads][kQuad];
-#pragma unroll
-      for (int q = 0; q < kQuads; ++q) {
-        if (segments[q] < 0) continue;
-#pragma unroll
-        for (int r = 0; r < kQuad; ++r) {
-          if (firsts[q] + r < storage.size[segments[q]]) {
-            values[q][r] = args.io.values_in[storage.begin[segments[q]] + firsts[q] + r];
-          }
-        }
-      }
+      for_each_key([&](int q, int r, auto begin) { values[q][r] = args.io.values_in[begin + firsts[q] + r]; });
       __syncthreads();  // in place: every value of the group is read before any is written
-#pragma unroll
-      for (int q = 0; q < kQuads; ++q) {
-        if (segments[q] < 0) continue;
-#pragma unroll
-        for (int r = 0; r < kQuad; ++r) {
-          if (firsts[q] + r < storage.size[segments[q]]) {
-            args.io.values_out[storage.begin[segments[q]] + ranks[q][r]] = values[q][r];
-          }
-        }
-      }
+      for_each_key([&](int q, int r, auto begin) { args.io.values_out[begin + ranks[q][r]] = values[q][r]; });
     }
   }
 };
