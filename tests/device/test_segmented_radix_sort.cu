@@ -241,9 +241,17 @@ cudaError_t local_class_fits(bool& fits) {
                                                        detail::TuningSm90::SegmentedSort<K, V>>(fits);
 }
 
+/// The shared memory a block of the local class takes for keys K alone.
+template <class K>
+constexpr size_t local_class_keys_bytes() {
+  using Policy = detail::TuningSm90::SegmentedSort<K, detail::NoValues>;
+  return sizeof(typename detail::segmented::SegmentedLocalTile<K, detail::NoValues, Policy>::TempStorage);
+}
+
 /// Shared memory capped at the 99 KB a block of sm_86, sm_89 and sm_120 parts gets (keys alone still fit the local
-/// class there, pairs of 4-byte keys and values ask for 160 KB), then at 8 KB (no local class at all): segments the
-/// local class cannot take go to the large class, and every class edge still sorts, keys and stable pairs.
+/// class there, pairs of 4-byte keys and values ask for 160 KB), then 1 KB below what the local class takes for keys
+/// alone (no local class at all; every other launch still fits, as a launch over the cap fails): segments the local
+/// class cannot take go to the large class, and every class edge still sorts, keys and stable pairs.
 TYPED_TEST(SegmentedSortTyped, EveryClassEdgeUnderASharedMemoryCap) {
   PRIMS_REQUIRE_GPU();
   using K = TypeParam;
@@ -254,10 +262,11 @@ TYPED_TEST(SegmentedSortTyped, EveryClassEdgeUnderASharedMemoryCap) {
   const Layout l = layout(Classes<K, uint32_t>::edge_sizes(), 5, true, 11);
   const auto keys = random_keys<K>(l.n, l.n);
   const auto few = few_distinct(random_keys<K>(l.n, 3), 5);
-  for (size_t cap : {size_t{99} * 1024, size_t{8} * 1024}) {
+  constexpr size_t kBelowLocal = local_class_keys_bytes<K>() - 1024;
+  for (size_t cap : {size_t{99} * 1024, kBelowLocal}) {
     SCOPED_TRACE("shared memory cap " + std::to_string(cap));
     const prims::test::ForcedTuning capped(-1, cap);
-    if (cap == 8 * 1024) {
+    if (cap == kBelowLocal) {
       ASSERT_EQ(cudaSuccess, (local_class_fits<K, detail::NoValues>(fits)));
       ASSERT_FALSE(fits) << "under the cap the local class is off";
       ASSERT_EQ(cudaSuccess, (local_class_fits<K, uint32_t>(fits)));
