@@ -8,9 +8,8 @@
 
 #include <cstddef>
 
-#include "prims/device/detail/radix_sort_common.cuh"
-#include "prims/util/sort_shapes.cuh"
 #include "prims/util/radix_key.cuh"
+#include "prims/util/sort_shapes.cuh"
 #include "prims/util/vector_load.cuh"
 #include "prims/warp/reduce.cuh"
 

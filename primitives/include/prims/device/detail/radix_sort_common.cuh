@@ -162,7 +162,6 @@ class PingPong {
 
   PRIMS_HOST_DEVICE const T* source(int pass) const { return pass == 0 ? in_ : buffers_[(first_ + pass - 1) % 2]; }
   PRIMS_HOST_DEVICE T* destination(int pass) const { return buffers_[(first_ + pass) % 2]; }
-  PRIMS_HOST_DEVICE bool ends_in_alternate() const { return (first_ + last_) % 2 == 1; }
   /// After the passes: where the result lies when it is not in `out`, so that one copy finishes the sort (null when
   /// it is there): the input itself when no pass ran and the sort is not in place, the alternate buffer after an
   /// odd number of passes in place. Every sort finishes through it.
@@ -172,6 +171,8 @@ class PingPong {
   }
 
  private:
+  PRIMS_HOST_DEVICE bool ends_in_alternate() const { return (first_ + last_) % 2 == 1; }
+
   const T* in_;
   T* buffers_[2];
   int first_;
