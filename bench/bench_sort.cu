@@ -1,9 +1,9 @@
 // bench_sort: prims::device::radix_sort_keys / radix_sort_pairs (the plain call, Auto: OneBlock up to its limit,
-// else Onesweep; and Onesweep, TileCounts and Hybrid explicitly) against thrust::sort, thrust::sort_by_key and
-// cub::DeviceRadixSort, same data, same run.
-// Keys u32, u64, f32 and u32/u32 pairs, every power of two in [--min-log2, --max-log2] (default 2^16..2^28), over
-// key bit entropies 1.0, 0.544 and 0.201 (each key the AND of 1, 3 and 5 random words: a bit is set with
-// probability 1/2, 1/8, 1/32) and all-equal keys (entropy 0).
+// else Onesweep, or for 8-byte keys Onesweep or Hybrid as the device chooses; and Onesweep, TileCounts and Hybrid
+// explicitly) against thrust::sort, thrust::sort_by_key and cub::DeviceRadixSort, same data, same run.
+// Keys u32, u64, i64, f32, f64, and u32/u32 and u64/u32 pairs, every power of two in [--min-log2, --max-log2]
+// (default 2^16..2^28), over key bit entropies 1.0, 0.544 and 0.201 (each key the AND of 1, 3 and 5 random words: a
+// bit is set with probability 1/2, 1/8, 1/32) and all-equal keys (entropy 0). Floats are uniform in (-1, 1).
 // Every timed run sorts fresh unsorted input: the harness's prepare step copies the pristine keys (and values)
 // into the input buffers before each run, outside the timed region; Thrust sorts in place, in its own input copy.
 // Every contender's output, CUB's and Thrust's too, is checked on its own after its last timed run: sorted, the
@@ -34,7 +34,9 @@ using prims::device::RadixSortAlgorithm;
 template <class K>
 const char* type_name(bool pairs) {
   if constexpr (std::is_same_v<K, uint32_t>) return pairs ? "u32/u32" : "u32";
-  if constexpr (std::is_same_v<K, uint64_t>) return "u64";
+  if constexpr (std::is_same_v<K, uint64_t>) return pairs ? "u64/u32" : "u64";
+  if constexpr (std::is_same_v<K, int64_t>) return "i64";
+  if constexpr (std::is_same_v<K, double>) return "f64";
   return "f32";
 }
 
@@ -172,7 +174,10 @@ int main(int argc, char** argv) {
     bench_type<uint32_t>(harness, false);
     bench_type<uint32_t>(harness, true);
     bench_type<uint64_t>(harness, false);
+    bench_type<uint64_t>(harness, true);
+    bench_type<int64_t>(harness, false);
     bench_type<float>(harness, false);
+    bench_type<double>(harness, false);
     return harness.finish();
   } catch (const std::exception& e) {
     fmt::print(stderr, "bench_sort: error: {}\n", e.what());

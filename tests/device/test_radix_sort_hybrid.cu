@@ -4,11 +4,11 @@
 // the segmented sort (all equal, few distinct, one dominant prefix, low entropy, sizes following a power law). Its
 // top-bit arithmetic is checked without a GPU.
 #include <cstdint>
-#include <random>
 #include <string>
 #include <vector>
 
 #include "gpu_test.cuh"
+#include "key_distributions.cuh"
 #include "prims/device/radix_sort.cuh"
 #include "sort_check.cuh"
 
@@ -66,29 +66,6 @@ TYPED_TEST(RadixSortHybridTyped, BitRangesAndInPlace) {
   prims::test::check_bit_ranges<kHybrid, TypeParam>();
 }
 
-/// uint64 keys of a named distribution.
-std::vector<uint64_t> distribution(const std::string& name, size_t n, uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::vector<uint64_t> keys(n);
-  for (size_t i = 0; i < n; ++i) {
-    const uint64_t r = rng();
-    if (name == "uniform") keys[i] = r;
-    if (name == "all_equal") keys[i] = 0x9E3779B97F4A7C15ull;
-    if (name == "sorted") keys[i] = i * 3;
-    if (name == "reversed") keys[i] = (n - i) * 3;
-    if (name == "few_distinct") keys[i] = (r % 4) << 45;
-    if (name == "low_entropy") keys[i] = r & rng() & rng();
-    // 90% of the keys share their top 32 bits: one bucket holds most of the input.
-    if (name == "dominant_prefix") keys[i] = r % 10 != 0 ? (0xABCDull << 48) | (rng() >> 32) : rng();
-    // Bucket sizes following a power law: the top bits of r^4 (r uniform in [0, 1)) crowd near zero.
-    if (name == "power_law") {
-      const double u = static_cast<double>(r >> 11) / 9007199254740992.0;
-      keys[i] = static_cast<uint64_t>(u * u * u * u * 18446744073709549568.0);
-    }
-  }
-  return keys;
-}
-
 TEST(RadixSortHybrid, Distributions) {
   PRIMS_REQUIRE_GPU();
   for (const char* name :
@@ -98,7 +75,7 @@ TEST(RadixSortHybrid, Distributions) {
     std::vector<size_t> sizes = {size_t{70001}, size_t{1} << 20};
     if (skewed) sizes.push_back((size_t{3} << 19) + 7);  // skewed buckets past 2^20 keys
     for (size_t n : sizes) {
-      const auto keys = distribution(name, n, n);
+      const auto keys = prims::test::key_bits_of(name, n, n);
       const auto index = index_values<uint32_t>(n);
       std::vector<uint32_t> narrow(n);
       for (size_t i = 0; i < n; ++i) narrow[i] = static_cast<uint32_t>(keys[i] >> 32);

@@ -18,10 +18,11 @@ enum class RadixSortAlgorithm {
   OneBlock,
   /// Most significant digits first: Onesweep passes over the top bits until the average bucket holds 8 keys,
   /// then the segmented sort sorts every bucket at once. For 64-bit keys spread evenly over their range; slower
-  /// than Onesweep on skewed keys (few distinct top bits make big buckets), so never taken by Auto.
+  /// than Onesweep on skewed keys (few distinct top bits make big buckets).
   Hybrid,
   /// OneBlock up to half its limit for keys alone and a quarter for pairs (8192 u32 keys, 4096 u32/u32 pairs), else
-  /// Onesweep: the default.
+  /// Onesweep, or for 8-byte keys from 2^26 keys Onesweep or Hybrid as the device finds the keys' top digits
+  /// skewed or evenly spread: the default.
   Auto,
 };
 

@@ -19,12 +19,16 @@
 //   Hybrid       Onesweep passes over the top bits until buckets average 8 keys (three passes at 2^27), then the
 //                segmented sort sorts every bucket at once, in registers: 80 bytes a key for 64-bit keys at 2^27
 //                against Onesweep's 136. Faster than Onesweep for 64-bit keys spread evenly over their range
-//                (hashes, random ids), slower on skewed keys and on 32-bit keys, so Auto never takes it
-//                (detail/radix_sort_hybrid.cuh; docs/design-notes.md, "The hybrid sort").
+//                (hashes, random ids), slower on skewed keys and on 32-bit keys (detail/radix_sort_hybrid.cuh;
+//                docs/design-notes.md, "The hybrid sort").
 // Auto, the plain calls' default, runs OneBlock up to half its limit for keys alone (8192 keys of up to 4 bytes, 4096
 // of 8) and a quarter of it for pairs (4096 pairs of 4-byte items, 2048 with 8-byte items, 1024 with 16-byte
 // values), Onesweep above: the faster of the two at every size (docs/design-notes.md, "Small inputs: the one-block
-// sort").
+// sort"). For 8-byte keys from 2^26 keys (below 2^30, on ranges of whole bytes) the device chooses between Onesweep
+// and Hybrid from the histograms of the top digits that Onesweep counts first: Hybrid where few keys share their
+// top bits, Onesweep on skewed keys; the path not taken costs its launches, which return at once (1-2% of the
+// sort), and there is no host synchronization (detail/radix_sort_auto.cuh; docs/design-notes.md, "The plain call
+// chooses on the device").
 // Every function follows the two-phase protocol (temp == nullptr asks for temp_bytes), launches on `stream`,
 // never synchronizes it, and returns the first CUDA error; an invalid bit range is cudaErrorInvalidValue.
 

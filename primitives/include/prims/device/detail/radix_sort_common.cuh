@@ -13,6 +13,7 @@
 
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <optional>
 #include <type_traits>
@@ -22,6 +23,7 @@
 #include "prims/device/detail/lookback.cuh"
 #include "prims/util/sort_shapes.cuh"
 #include "prims/block/tile_io.cuh"
+#include "prims/util/device_properties.cuh"
 #include "prims/util/error.cuh"
 #include "prims/util/launch.cuh"
 #include "prims/util/ops.cuh"
@@ -179,6 +181,53 @@ class PingPong {
   int last_;
 };
 
+/// Launches that a sort may skip from the device: they do nothing when `*skip` (skip may be null) is non-zero, and
+/// run on a grid the GPU holds at once (8 blocks an SM), so that a skipped launch costs little.
+inline constexpr int kSkippableThreads = 256;
+
+template <class T>
+__global__ void __launch_bounds__(kSkippableThreads)
+    skippable_fill_kernel(T* __restrict__ items, size_t n, T value, const unsigned* __restrict__ skip) {
+  wait_for_prior_grids();
+  allow_dependent_grids();
+  if (skip != nullptr && *skip != 0) return;
+  const size_t stride = size_t{gridDim.x} * kSkippableThreads;
+  for (size_t i = blockIdx.x * size_t{kSkippableThreads} + threadIdx.x; i < n; i += stride) items[i] = value;
+}
+
+template <class T>
+__global__ void __launch_bounds__(kSkippableThreads)
+    skippable_copy_kernel(const T* __restrict__ from, T* __restrict__ to, size_t n, const unsigned* __restrict__ skip) {
+  wait_for_prior_grids();
+  allow_dependent_grids();
+  if (skip != nullptr && *skip != 0) return;
+  const size_t stride = size_t{gridDim.x} * kSkippableThreads;
+  for (size_t i = blockIdx.x * size_t{kSkippableThreads} + threadIdx.x; i < n; i += stride) to[i] = from[i];
+}
+
+inline cudaError_t skippable_grid(size_t n, unsigned& grid) {
+  int multiprocessors = 0;
+  PRIMS_TRY(multiprocessor_count(multiprocessors));
+  grid = static_cast<unsigned>(std::max<size_t>(
+      1, std::min((n + kSkippableThreads - 1) / kSkippableThreads, static_cast<size_t>(multiprocessors) * 8)));
+  return cudaSuccess;
+}
+
+/// words[0, count) = 0, unless *skip is non-zero.
+inline cudaError_t clear_words(unsigned* words, size_t count, const unsigned* skip, cudaStream_t stream) {
+  unsigned grid = 0;
+  PRIMS_TRY(skippable_grid(count, grid));
+  return launch(skippable_fill_kernel<unsigned>, grid, kSkippableThreads, 0, stream, words, count, 0u, skip);
+}
+
+/// to[0, n) = from[0, n), unless *skip is non-zero.
+template <class T>
+cudaError_t copy_items(const T* from, T* to, size_t n, const unsigned* skip, cudaStream_t stream) {
+  unsigned grid = 0;
+  PRIMS_TRY(skippable_grid(n, grid));
+  return launch(skippable_copy_kernel<T>, grid, kSkippableThreads, 0, stream, from, to, n, skip);
+}
+
 /// The buffers of a whole sort: keys, and values unless V is NoValues.
 template <class K, class V>
 class SortBuffers {
@@ -193,14 +242,15 @@ class SortBuffers {
   }
 
   /// After the last pass (or with no pass at all): copies the result to the outputs where it is not there yet.
-  cudaError_t finish(size_t n, cudaStream_t stream) const {
-    if (const K* from = keys_.result_to_copy()) {
-      PRIMS_TRY(cudaMemcpyAsync(io_.keys_out, from, n * sizeof(K), cudaMemcpyDeviceToDevice, stream));
-    }
+  /// With `skip` (a device word), the copy does nothing when *skip is non-zero (the sort took another path).
+  cudaError_t finish(size_t n, cudaStream_t stream, const unsigned* skip = nullptr) const {
+    auto copy = [&](auto* to, const auto* from) {
+      if (skip != nullptr) return copy_items(from, to, n, skip, stream);
+      return cudaMemcpyAsync(to, from, n * sizeof(*from), cudaMemcpyDeviceToDevice, stream);
+    };
+    if (const K* from = keys_.result_to_copy()) PRIMS_TRY(copy(io_.keys_out, from));
     if constexpr (kHasValues<V>) {
-      if (const V* from = values_.result_to_copy()) {
-        PRIMS_TRY(cudaMemcpyAsync(io_.values_out, from, n * sizeof(V), cudaMemcpyDeviceToDevice, stream));
-      }
+      if (const V* from = values_.result_to_copy()) PRIMS_TRY(copy(io_.values_out, from));
     }
     return cudaSuccess;
   }

@@ -8,6 +8,7 @@
 #include <type_traits>
 
 #include "prims/device/algorithms.cuh"
+#include "prims/device/detail/radix_sort_auto.cuh"
 #include "prims/device/detail/radix_sort_common.cuh"
 #include "prims/device/detail/radix_sort_hybrid.cuh"
 #include "prims/device/detail/radix_sort_one_block.cuh"
@@ -30,10 +31,14 @@ cudaError_t radix_sort_with(void* temp, size_t& temp_bytes, PassBuffers<K, V> io
                 "radix-sort values are trivially copyable types of up to 16 bytes");
   using device::RadixSortAlgorithm;
   if constexpr (ALGORITHM == RadixSortAlgorithm::Auto) {
-    // One of the two, by n alone, so the size query and the run agree.
+    // The path is chosen from n and the bit range alone, so the size query and the run agree; between Onesweep and
+    // the hybrid, the device then chooses from the keys (radix_sort_auto.cuh).
     if (n <= one_block_auto_max_items<Table, K, V>()) {
       return radix_sort_with<RadixSortAlgorithm::OneBlock, Table>(temp, temp_bytes, io, n, order, begin_bit, end_bit,
                                                                   bucket_offsets, stream);
+    }
+    if (bucket_offsets == nullptr && auto_choice_applies<Table, K, V>(n, begin_bit, end_bit)) {
+      return auto_sort<Table>(temp, temp_bytes, io, n, order, begin_bit, end_bit, stream);
     }
     return radix_sort_with<RadixSortAlgorithm::Onesweep, Table>(temp, temp_bytes, io, n, order, begin_bit, end_bit,
                                                                 bucket_offsets, stream);

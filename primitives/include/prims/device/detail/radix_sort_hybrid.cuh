@@ -29,6 +29,7 @@
 #include "prims/device/detail/radix_sort_onesweep.cuh"
 #include "prims/device/detail/segmented_radix_sort_dispatch.cuh"
 #include "prims/device/detail/tuning.cuh"
+#include "prims/util/device_properties.cuh"
 #include "prims/util/launch.cuh"
 #include "prims/util/radix_key.cuh"
 #include "prims/util/temp_storage.cuh"
@@ -44,33 +45,39 @@ inline constexpr int kBucketBoundsItems = 64 / sizeof(K);
 
 /// For every key of sorted_keys[0, n) (sorted by the prefix `prefix_of` extracts), marks where its bucket begins
 /// or ends: begins[prefix] at the first key of a bucket, ends[prefix] one past its last. Entries of empty buckets
-/// are left as they are (zero). Each thread takes kBucketBoundsItems consecutive keys and the one before them.
+/// are left as they are (zero). Each thread takes kBucketBoundsItems consecutive keys and the one before them, a
+/// block kBucketBoundsThreads such runs at a time until the keys run out (one round on a grid of one block a run
+/// of keys; a smaller grid makes a skipped launch cheap). Does nothing when `skip` (may be null) is non-zero.
 template <class K>
 __global__ void __launch_bounds__(kBucketBoundsThreads)
     hybrid_bucket_bounds_kernel(const K* __restrict__ sorted_keys, unsigned n, DigitExtractor<K> prefix_of,
-                                unsigned* __restrict__ begins, unsigned* __restrict__ ends) {
+                                unsigned* __restrict__ begins, unsigned* __restrict__ ends,
+                                const unsigned* __restrict__ skip) {
   constexpr int kItems = kBucketBoundsItems<K>;
   wait_for_prior_grids();
   allow_dependent_grids();
-  const size_t first = (static_cast<size_t>(blockIdx.x) * kBucketBoundsThreads + threadIdx.x) * kItems;
-  if (first >= n) return;
-  K keys[kItems];
+  if (skip != nullptr && *skip != 0) return;
+  const size_t stride = static_cast<size_t>(gridDim.x) * kBucketBoundsThreads * kItems;
+  for (size_t first = (static_cast<size_t>(blockIdx.x) * kBucketBoundsThreads + threadIdx.x) * kItems; first < n;
+       first += stride) {
+    K keys[kItems];
 #pragma unroll
-  for (int j = 0; j < kItems; ++j) {
-    if (first + j < n) keys[j] = sorted_keys[first + j];
-  }
-  unsigned before = first == 0 ? UINT_MAX : prefix_of(sorted_keys[first - 1]);
+    for (int j = 0; j < kItems; ++j) {
+      if (first + j < n) keys[j] = sorted_keys[first + j];
+    }
+    unsigned before = first == 0 ? UINT_MAX : prefix_of(sorted_keys[first - 1]);
 #pragma unroll
-  for (int j = 0; j < kItems; ++j) {
-    const size_t i = first + j;
-    if (i < n) {
-      const unsigned prefix = prefix_of(keys[j]);
-      if (prefix != before) {
-        begins[prefix] = static_cast<unsigned>(i);
-        if (i != 0) ends[before] = static_cast<unsigned>(i);
+    for (int j = 0; j < kItems; ++j) {
+      const size_t i = first + j;
+      if (i < n) {
+        const unsigned prefix = prefix_of(keys[j]);
+        if (prefix != before) {
+          begins[prefix] = static_cast<unsigned>(i);
+          if (i != 0) ends[before] = static_cast<unsigned>(i);
+        }
+        before = prefix;
+        if (i == n - 1) ends[prefix] = n;
       }
-      before = prefix;
-      if (i == n - 1) ends[prefix] = n;
     }
   }
 }
@@ -85,6 +92,44 @@ constexpr int hybrid_msd_bits(size_t n, int begin_bit, int end_bit) {
   return std::min({bits, Policy::max_msd_bits, end_bit - begin_bit});
 }
 
+/// Steps 2 and 3 of the hybrid: finds the buckets of io.keys_in[0, n), sorted by their top msd_bits bits of
+/// [begin_bit, end_bit) (each bucket in input order), and sorts every bucket into io.keys_out (values alike; in
+/// place where they are the same). Through `extras`, a device word that makes every launch of these steps do
+/// nothing when it is non-zero, and alternate buffers of n items lent to the segmented sort.
+template <class Table, class K, class V, class Policy = typename Table::template Hybrid<K, V>>
+cudaError_t sort_buckets(void* temp, size_t& temp_bytes, PassBuffers<K, V> io, size_t n, Order order, int begin_bit,
+                         int end_bit, int msd_bits, const segmented::SegmentedSortExtras<K, V>& extras,
+                         cudaStream_t stream) {
+  const int msd_begin = end_bit - msd_bits;
+  const size_t buckets = size_t{1} << msd_bits;
+  const int buckets_end_bit = Policy::buckets_on_whole_range ? end_bit : msd_begin;
+  size_t segmented_bytes = 0;
+  PRIMS_TRY((segmented::segmented_radix_sort<Table, K, V, unsigned>(nullptr, segmented_bytes, io, n, buckets, nullptr,
+                                                                    nullptr, order, begin_bit, buckets_end_bit,
+                                                                    stream, extras)));
+  const size_t sizes[2] = {2 * buckets * sizeof(unsigned), segmented_bytes};
+  void* parts[2];
+  PRIMS_TRY(carve_temp(temp, temp_bytes, sizes, parts));
+  if (temp == nullptr) return cudaSuccess;
+  auto* begins = static_cast<unsigned*>(parts[0]);
+  unsigned* ends = begins + buckets;
+  PRIMS_TRY(clear_words(begins, 2 * buckets, extras.skip, stream));
+  constexpr size_t kBlockItems = size_t{kBucketBoundsThreads} * kBucketBoundsItems<K>;
+  size_t bounds_blocks = (n + kBlockItems - 1) / kBlockItems;
+  if (extras.skip != nullptr) {
+    // A launch that may be skipped: a grid the GPU holds at once (8 blocks an SM), so that skipping costs little.
+    int multiprocessors = 0;
+    PRIMS_TRY(multiprocessor_count(multiprocessors));
+    bounds_blocks = std::min(bounds_blocks, static_cast<size_t>(multiprocessors) * 8);
+  }
+  PRIMS_TRY(launch(hybrid_bucket_bounds_kernel<K>, static_cast<unsigned>(bounds_blocks), kBucketBoundsThreads, 0,
+                   stream, io.keys_in, static_cast<unsigned>(n), DigitExtractor<K>(order, msd_begin, msd_bits), begins,
+                   ends, extras.skip));
+  return segmented::segmented_radix_sort<Table, K, V, unsigned>(parts[1], segmented_bytes, io, n, buckets, begins,
+                                                                ends, order, begin_bit, buckets_end_bit, stream,
+                                                                extras);
+}
+
 /// The hybrid sort under a table (see the file comment). `Policy` is a template argument so tuning programs can
 /// sweep it.
 template <class Table, class K, class V, class Policy = typename Table::template Hybrid<K, V>>
@@ -95,34 +140,20 @@ cudaError_t hybrid_sort(void* temp, size_t& temp_bytes, PassBuffers<K, V> io, si
   if (n == 0 || n >= kOnesweepPortionMaxItems || msd_begin == begin_bit) {
     return onesweep_sort_for_size<Table>(temp, temp_bytes, io, n, order, begin_bit, end_bit, nullptr, stream);
   }
-  const size_t buckets = size_t{1} << msd_bits;
   const PassBuffers<K, V> buckets_io{io.keys_out, io.keys_out, io.values_out, io.values_out};
-  const int buckets_begin_bit = begin_bit;
-  const int buckets_end_bit = Policy::buckets_on_whole_range ? end_bit : msd_begin;
   size_t onesweep_bytes = 0;
-  size_t segmented_bytes = 0;
+  size_t buckets_bytes = 0;
   PRIMS_TRY(onesweep_sort_for_size<Table>(nullptr, onesweep_bytes, io, n, order, msd_begin, end_bit, nullptr, stream));
-  PRIMS_TRY((segmented::segmented_radix_sort<Table, K, V, unsigned>(nullptr, segmented_bytes, buckets_io, n, buckets,
-                                                                    nullptr, nullptr, order, buckets_begin_bit,
-                                                                    buckets_end_bit, stream)));
+  PRIMS_TRY((sort_buckets<Table, K, V, Policy>(nullptr, buckets_bytes, buckets_io, n, order, begin_bit, end_bit,
+                                               msd_bits, {}, stream)));
   // The two run one after the other and share one region.
-  const size_t sizes[2] = {2 * buckets * sizeof(unsigned), std::max(onesweep_bytes, segmented_bytes)};
-  void* parts[2];
+  const size_t sizes[1] = {std::max(onesweep_bytes, buckets_bytes)};
+  void* parts[1];
   PRIMS_TRY(carve_temp(temp, temp_bytes, sizes, parts));
   if (temp == nullptr) return cudaSuccess;
-
-  PRIMS_TRY(onesweep_sort_for_size<Table>(parts[1], onesweep_bytes, io, n, order, msd_begin, end_bit, nullptr, stream));
-  auto* begins = static_cast<unsigned*>(parts[0]);
-  unsigned* ends = begins + buckets;
-  PRIMS_TRY(cudaMemsetAsync(begins, 0, sizes[0], stream));
-  constexpr size_t kBlockItems = size_t{kBucketBoundsThreads} * kBucketBoundsItems<K>;
-  const size_t bounds_blocks = (n + kBlockItems - 1) / kBlockItems;
-  PRIMS_TRY(launch(hybrid_bucket_bounds_kernel<K>, static_cast<unsigned>(bounds_blocks), kBucketBoundsThreads, 0,
-                   stream, static_cast<const K*>(io.keys_out), static_cast<unsigned>(n),
-                   DigitExtractor<K>(order, msd_begin, msd_bits), begins, ends));
-  return segmented::segmented_radix_sort<Table, K, V, unsigned>(parts[1], segmented_bytes, buckets_io, n, buckets,
-                                                                begins, ends, order, buckets_begin_bit, buckets_end_bit,
-                                                                stream);
+  PRIMS_TRY(onesweep_sort_for_size<Table>(parts[0], onesweep_bytes, io, n, order, msd_begin, end_bit, nullptr, stream));
+  return sort_buckets<Table, K, V, Policy>(parts[0], buckets_bytes, buckets_io, n, order, begin_bit, end_bit, msd_bits,
+                                           {}, stream);
 }
 
 }  // namespace prims::detail::radix

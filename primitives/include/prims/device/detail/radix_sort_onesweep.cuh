@@ -47,6 +47,9 @@ namespace prims::detail::radix {
 template <int RADIX_BITS>
 using OnesweepLookBack = TileCountRows<1 << RADIX_BITS>;
 
+/// A pass's trivial flag that makes its launch return at once: the pass belongs to a path not taken.
+inline constexpr unsigned kPassSkipped = 2;
+
 static_assert(kOnesweepPortionMaxItems == TileCountRows<1>::kMaxCount, "a portion's counts fit in a look-back word");
 
 template <class Policy, class Shape, class K>
@@ -122,7 +125,8 @@ struct OnesweepPass {
   /// when no portion follows).
   const Offset* digit_starts;
   Offset* next_digit_starts;
-  /// Whether the pass is trivial (from kernel 2).
+  /// Whether the pass is trivial (from kernel 2): non-zero, or kPassSkipped for a pass of a path the sort did not
+  /// take (radix_sort_auto.cuh), whose launch then does nothing at all.
   const unsigned* trivial;
   /// Non-zero when some key is special (RadixKey<K>::is_special); otherwise digits take the plain path.
   const unsigned* special_keys;
@@ -227,12 +231,14 @@ __global__ void __launch_bounds__(Policy::block_threads, Policy::min_blocks_per_
 
   wait_for_prior_grids();
   allow_dependent_grids();
+  const unsigned trivial = *pass.trivial;
+  if (trivial == kPassSkipped) return;
   if (threadIdx.x < kDigits) {
     for (unsigned row = blockIdx.x; row < pass.next_lookback_tiles; row += gridDim.x) {
       pass.next_lookback.reset(row, threadIdx.x);
     }
   }
-  if (*pass.trivial != 0) {
+  if (trivial != 0) {
     const Offset begin = static_cast<Offset>(blockIdx.x) * kTileItems;
     const int valid = pass.n - begin < static_cast<Offset>(kTileItems) ? static_cast<int>(pass.n - begin) : kTileItems;
     copy_tile_through<Tile>(pass.buffers, begin, static_cast<size_t>(pass.portion_begin) + begin, valid);
@@ -253,115 +259,185 @@ __global__ void __launch_bounds__(Policy::block_threads, Policy::min_blocks_per_
   }
 }
 
+/// The shape of an Onesweep sort of n keys over [begin_bit, end_bit) with Policy's tiles: its passes, tiles and
+/// portions (equal tile counts, the last one may have fewer keys; each launch clears the next one's look-back
+/// words, which a launch of a few tiles would do slowly), and its own parts of the temporary storage.
+template <class Policy, class K, class V, class Offset>
+struct OnesweepLayout {
+  using Tile = OnesweepTile<Policy, K, V, Offset>;
+  using LookBack = OnesweepLookBack<Policy::radix_bits>;
+  static constexpr int kDigits = Tile::kDigits;
+  static_assert(Policy::portion_max_items >= Tile::kTileItems && Policy::portion_max_items <= kOnesweepPortionMaxItems,
+                "a portion holds whole tiles and its counts fit in a look-back word");
+  /// The parts: the counters (histograms[portion][pass][digit], each portion counted apart so no count passes
+  /// 2^30; the tile counters [pass][portion]; the special-key flag; `extra_counters` words for the caller), all
+  /// cleared by one memset; the digit starts [pass][portion][digit]; the trivial-pass flags; two look-back areas.
+  enum Part : int { kCountersPart, kStartsPart, kTrivialPart, kLookBackPart, kParts };
+
+  OnesweepLayout(size_t n, int begin_bit, int end_bit, size_t extra_counters = 0)
+      : n(n), num_passes(radix_passes(begin_bit, end_bit, Policy::radix_bits)) {
+    const size_t num_tiles = (n + Tile::kTileItems - 1) / Tile::kTileItems;
+    const size_t max_portion_tiles = Policy::portion_max_items / Tile::kTileItems;
+    const size_t fewest_portions = std::max<size_t>(1, (num_tiles + max_portion_tiles - 1) / max_portion_tiles);
+    portion_tiles = std::max<size_t>(1, (num_tiles + fewest_portions - 1) / fewest_portions);
+    portion_items = portion_tiles * Tile::kTileItems;
+    num_portions = static_cast<int>(std::max<size_t>(1, (num_tiles + portion_tiles - 1) / portion_tiles));
+    portion_words = static_cast<size_t>(num_passes) * kDigits;
+    histogram_words = portion_words * num_portions;
+    launches = static_cast<size_t>(num_passes) * num_portions;
+    counter_words = histogram_words + launches + 1 + extra_counters;
+    pass_starts = static_cast<size_t>(num_portions) * kDigits;
+  }
+
+  void sizes(size_t (&bytes)[kParts]) const {
+    bytes[kCountersPart] = counter_words * sizeof(unsigned);
+    bytes[kStartsPart] = histogram_words * sizeof(Offset);
+    bytes[kTrivialPart] = num_passes * sizeof(unsigned);
+    bytes[kLookBackPart] = 2 * LookBack::bytes(portion_tiles);
+  }
+
+  /// Where a sort's state lies in the parts.
+  struct State {
+    unsigned* histograms;
+    unsigned* tile_counters;
+    unsigned* special_keys;
+    /// The caller's extra counters, cleared with the rest.
+    unsigned* extra_counters;
+    Offset* digit_starts;
+    unsigned* trivial;
+    LookBack lookback[2];
+  };
+  State state(void* const (&parts)[kParts]) const {
+    auto* counters = static_cast<unsigned*>(parts[kCountersPart]);
+    auto* lookback = static_cast<unsigned*>(parts[kLookBackPart]);
+    return {counters,
+            counters + histogram_words,
+            counters + histogram_words + launches,
+            counters + histogram_words + launches + 1,
+            static_cast<Offset*>(parts[kStartsPart]),
+            static_cast<unsigned*>(parts[kTrivialPart]),
+            {LookBack(lookback), LookBack(lookback).from(portion_tiles)}};
+  }
+  /// Pass p's digit starts for portion q.
+  Offset* starts(const State& state, int pass, int q) const {
+    return state.digit_starts + pass * pass_starts + q * kDigits;
+  }
+  /// The number of keys of portion q.
+  size_t portion_count(size_t q) const { return std::min(portion_items, n - q * portion_items); }
+
+  size_t n;
+  int num_passes;
+  size_t portion_tiles, portion_items;
+  int num_portions;
+  size_t portion_words, histogram_words, launches, counter_words, pass_starts;
+};
+
+/// Onesweep's first two kernels (after clearing the counters): the digits of every pass counted in one read of
+/// keys[0, n) (the table's histogram shape for n; the first launch also clears the first pass's look-back), then
+/// every pass's digit starts and trivial flag.
+template <class Table, class Policy, class K, class V, class Offset>
+cudaError_t count_onesweep_digits(const OnesweepLayout<Policy, K, V, Offset>& layout,
+                                  const typename OnesweepLayout<Policy, K, V, Offset>::State& state, const K* keys,
+                                  Order order, int begin_bit, int end_bit, cudaStream_t stream) {
+  using Histogram = typename Table::template OnesweepHistogram<K>;
+  constexpr int kDigits = OnesweepLayout<Policy, K, V, Offset>::kDigits;
+  PRIMS_TRY(cudaMemsetAsync(state.histograms, 0, layout.counter_words * sizeof(unsigned), stream));
+  int multiprocessors = 0;
+  PRIMS_TRY(multiprocessor_count(multiprocessors));
+  auto count_digits = [&](auto shape) -> cudaError_t {
+    using Shape = decltype(shape);
+    static_assert(fits_shared_memory<Table>(Shape::template shared_bytes<K>(Policy::radix_bits)),
+                  "the histogram's counters fit the table's shared memory");
+    constexpr size_t kTile = static_cast<size_t>(Shape::threads) * Shape::items;
+    for (int q = 0; q < layout.num_portions; ++q) {
+      const size_t count = layout.portion_count(q);
+      const size_t grid =
+          std::min(static_cast<size_t>(multiprocessors) * Shape::blocks_per_sm, (count + kTile - 1) / kTile);
+      PRIMS_TRY(launch(onesweep_histogram_kernel<Policy, Shape, K>, static_cast<unsigned>(grid), Shape::threads,
+                       Shape::template shared_bytes<K>(Policy::radix_bits), stream, keys + q * layout.portion_items,
+                       count, order, begin_bit, end_bit, state.histograms + q * layout.portion_words,
+                       state.special_keys, state.lookback[0], q == 0 ? layout.portion_tiles : 0));
+    }
+    return cudaSuccess;
+  };
+  if (layout.n >= Histogram::wide_min_items) {
+    PRIMS_TRY(count_digits(typename Histogram::Wide{}));
+  } else {
+    PRIMS_TRY(count_digits(typename Histogram::Small{}));
+  }
+  return launch(onesweep_digit_starts_kernel<Policy, Offset>, layout.num_passes, kDigits, 0, stream,
+                static_cast<const unsigned*>(state.histograms), state.digit_starts, state.trivial,
+                static_cast<Offset>(layout.n), layout.num_portions, layout.portion_words, layout.pass_starts);
+}
+
+/// Launches `num_passes` passes over the layout's tiles, one launch a portion of a pass: pass p reads and writes
+/// buffers.pass(p), takes its digit from digit_of(p), its portion q's digit starts from starts_of(p, q), its
+/// trivial flag from trivial_of(p) (kPassSkipped: the launch does nothing) and its tile counters from
+/// tile_counters[p * portions + q]. Launch k looks back over the layout's look-back area k % 2 and clears the
+/// other for launch k + 1; the histogram kernel clears area 0 for the first.
+template <class Policy, class K, class V, class Offset, class DigitOf, class StartsOf, class TrivialOf>
+cudaError_t launch_onesweep_passes(const OnesweepLayout<Policy, K, V, Offset>& layout,
+                                   const typename OnesweepLayout<Policy, K, V, Offset>::State& state,
+                                   const SortBuffers<K, V>& buffers, int num_passes, DigitOf digit_of,
+                                   StartsOf starts_of, TrivialOf trivial_of, unsigned* tile_counters,
+                                   cudaStream_t stream) {
+  using Tile = OnesweepTile<Policy, K, V, Offset>;
+  const int portions = layout.num_portions;
+  const size_t launches = static_cast<size_t>(num_passes) * portions;
+  for (size_t k = 0; k < launches; ++k) {
+    const int pass = static_cast<int>(k / portions);
+    const int q = static_cast<int>(k % portions);
+    const size_t first = q * layout.portion_items;
+    const size_t count = layout.portion_count(q);
+    PassBuffers<K, V> portion = buffers.pass(pass);
+    portion.keys_in += first;
+    if constexpr (kHasValues<V>) portion.values_in += first;
+    const size_t next_count = layout.portion_count((k + 1) % portions);
+    const OnesweepPass<Policy::radix_bits, K, V, Offset> args{
+        portion,
+        static_cast<Offset>(first),
+        static_cast<Offset>(count),
+        digit_of(pass),
+        starts_of(pass, q),
+        q + 1 < portions ? starts_of(pass, q + 1) : nullptr,
+        trivial_of(pass),
+        state.special_keys,
+        tile_counters + k,
+        state.lookback[k % 2],
+        state.lookback[(k + 1) % 2],
+        k + 1 < launches ? static_cast<unsigned>((next_count + Tile::kTileItems - 1) / Tile::kTileItems) : 0u};
+    PRIMS_TRY(launch(onesweep_pass_kernel<Policy, K, V, Offset>,
+                     static_cast<unsigned>((count + Tile::kTileItems - 1) / Tile::kTileItems), Policy::block_threads,
+                     0, stream, args));
+  }
+  return cudaSuccess;
+}
+
 /// Onesweep over [begin_bit, end_bit) with positions of type Offset, its passes' Policy and the table's digit
 /// histogram. With `bucket_offsets` (a one-pass sort only), also writes where each of the pass's
 /// 2^(end_bit - begin_bit) digits starts, then n.
 template <class Table, class K, class V, class Policy, class Offset>
 cudaError_t onesweep_sort_with_offsets(void* temp, size_t& temp_bytes, PassBuffers<K, V> io, size_t n, Order order,
                                        int begin_bit, int end_bit, size_t* bucket_offsets, cudaStream_t stream) {
-  using Tile = OnesweepTile<Policy, K, V, Offset>;
-  using Histogram = typename Table::template OnesweepHistogram<K>;
-  constexpr int kDigits = Tile::kDigits;
-  static_assert(Policy::portion_max_items >= Tile::kTileItems && Policy::portion_max_items <= kOnesweepPortionMaxItems,
-                "a portion holds whole tiles and its counts fit in a look-back word");
-  const int num_passes = radix_passes(begin_bit, end_bit, Policy::radix_bits);
-  const size_t num_tiles = (n + Tile::kTileItems - 1) / Tile::kTileItems;
-  // Portions of equal tile counts (the last one may have fewer keys): each launch clears the next one's look-back
-  // words, which a launch of a few tiles would do slowly.
-  const size_t max_portion_tiles = Policy::portion_max_items / Tile::kTileItems;
-  const size_t fewest_portions = std::max<size_t>(1, (num_tiles + max_portion_tiles - 1) / max_portion_tiles);
-  const size_t portion_tiles = std::max<size_t>(1, (num_tiles + fewest_portions - 1) / fewest_portions);
-  const size_t portion_items = portion_tiles * Tile::kTileItems;
-  const int num_portions = static_cast<int>(std::max<size_t>(1, (num_tiles + portion_tiles - 1) / portion_tiles));
-  using LookBack = OnesweepLookBack<Policy::radix_bits>;
-  // histograms[portion][pass][digit] (each portion of the input counted apart, so no count passes 2^30), the tile
-  // counters ([pass][portion]) and the special-key flag sit together so that one memset clears them; digit starts
-  // are [pass][portion][digit].
-  const size_t portion_words = static_cast<size_t>(num_passes) * kDigits;
-  const size_t histogram_words = portion_words * num_portions;
-  const size_t launches = static_cast<size_t>(num_passes) * num_portions;
-  const size_t counter_words = histogram_words + launches + 1;
-  const size_t lookback_bytes = LookBack::bytes(portion_tiles);
+  using Layout = OnesweepLayout<Policy, K, V, Offset>;
+  const Layout layout(n, begin_bit, end_bit);
+  size_t sizes[Layout::kParts];
+  layout.sizes(sizes);
   std::optional<SortBuffers<K, V>> buffers;
-  void* parts[4];
-  PRIMS_TRY(sort_prologue(temp, temp_bytes, io, n, num_passes,
-                          {counter_words * sizeof(unsigned), histogram_words * sizeof(Offset),
-                           num_passes * sizeof(unsigned), 2 * lookback_bytes},
-                          parts, buffers, stream));
+  void* parts[Layout::kParts];
+  PRIMS_TRY(sort_prologue(temp, temp_bytes, io, n, layout.num_passes, sizes, parts, buffers, stream));
   if (!buffers) return cudaSuccess;
-  unsigned* histograms = static_cast<unsigned*>(parts[0]);
-  unsigned* tile_counters = histograms + histogram_words;
-  unsigned* special_keys = tile_counters + launches;
-  Offset* digit_starts = static_cast<Offset*>(parts[1]);
-  unsigned* trivial = static_cast<unsigned*>(parts[2]);
-  const LookBack lookback[2] = {LookBack(static_cast<unsigned*>(parts[3])),
-                                LookBack(static_cast<unsigned*>(parts[3])).from(portion_tiles)};
-
-  PRIMS_TRY(cudaMemsetAsync(histograms, 0, counter_words * sizeof(unsigned), stream));
-  int multiprocessors = 0;
-  PRIMS_TRY(multiprocessor_count(multiprocessors));
-  // One launch a portion; the first one also clears the first launch's look-back words.
-  auto count_digits = [&](auto shape) -> cudaError_t {
-    using Shape = decltype(shape);
-    static_assert(fits_shared_memory<Table>(Shape::template shared_bytes<K>(Policy::radix_bits)),
-                  "the histogram's counters fit the table's shared memory");
-    constexpr size_t kTile = static_cast<size_t>(Shape::threads) * Shape::items;
-    for (int q = 0; q < num_portions; ++q) {
-      const size_t first = q * portion_items;
-      const size_t count = std::min(portion_items, n - first);
-      const size_t grid =
-          std::min(static_cast<size_t>(multiprocessors) * Shape::blocks_per_sm, (count + kTile - 1) / kTile);
-      PRIMS_TRY(launch(onesweep_histogram_kernel<Policy, Shape, K>, static_cast<unsigned>(grid), Shape::threads,
-                       Shape::template shared_bytes<K>(Policy::radix_bits), stream, io.keys_in + first, count, order,
-                       begin_bit, end_bit, histograms + q * portion_words, special_keys, lookback[0],
-                       q == 0 ? portion_tiles : 0));
-    }
-    return cudaSuccess;
-  };
-  if (n >= Histogram::wide_min_items) {
-    PRIMS_TRY(count_digits(typename Histogram::Wide{}));
-  } else {
-    PRIMS_TRY(count_digits(typename Histogram::Small{}));
-  }
-  const size_t pass_starts = static_cast<size_t>(num_portions) * kDigits;
-  PRIMS_TRY(launch(onesweep_digit_starts_kernel<Policy, Offset>, num_passes, kDigits, 0, stream,
-                   static_cast<const unsigned*>(histograms), digit_starts, trivial, static_cast<Offset>(n),
-                   num_portions, portion_words, pass_starts));
+  const typename Layout::State state = layout.state(parts);
+  PRIMS_TRY((count_onesweep_digits<Table>(layout, state, io.keys_in, order, begin_bit, end_bit, stream)));
   if (bucket_offsets != nullptr) {
-    PRIMS_TRY(write_bucket_offsets(static_cast<const Offset*>(digit_starts), 1, bucket_offsets,
+    PRIMS_TRY(write_bucket_offsets(static_cast<const Offset*>(state.digit_starts), 1, bucket_offsets,
                                    1 << (end_bit - begin_bit), n, stream));
   }
-
-  // Launch k (pass k / num_portions, portion k % num_portions) looks back over lookback[k % 2] and clears the other.
-  for (size_t k = 0; k < launches; ++k) {
-    const int pass = static_cast<int>(k / num_portions);
-    const int q = static_cast<int>(k % num_portions);
-    const size_t first = q * portion_items;
-    const size_t count = std::min(portion_items, n - first);
-    const size_t next_first = ((k + 1) % num_portions) * portion_items;
-    PassBuffers<K, V> portion = buffers->pass(pass);
-    portion.keys_in += first;
-    if constexpr (kHasValues<V>) portion.values_in += first;
-    Offset* starts = digit_starts + pass * pass_starts + q * kDigits;
-    const OnesweepPass<Policy::radix_bits, K, V, Offset> args{
-        portion,
-        static_cast<Offset>(first),
-        static_cast<Offset>(count),
-        pass_digit<K>(order, begin_bit, end_bit, Policy::radix_bits, pass),
-        starts,
-        q + 1 < num_portions ? starts + kDigits : nullptr,
-        trivial + pass,
-        special_keys,
-        tile_counters + k,
-        lookback[k % 2],
-        lookback[(k + 1) % 2],
-        k + 1 < launches ? static_cast<unsigned>((std::min(portion_items, n - next_first) + Tile::kTileItems - 1) /
-                                                 Tile::kTileItems)
-                         : 0u};
-    PRIMS_TRY(launch(onesweep_pass_kernel<Policy, K, V, Offset>,
-                     static_cast<unsigned>((count + Tile::kTileItems - 1) / Tile::kTileItems), Policy::block_threads,
-                     0, stream, args));
-  }
+  PRIMS_TRY(launch_onesweep_passes(
+      layout, state, *buffers, layout.num_passes,
+      [&](int pass) { return pass_digit<K>(order, begin_bit, end_bit, Policy::radix_bits, pass); },
+      [&](int pass, int q) { return layout.starts(state, pass, q); },
+      [&](int pass) { return static_cast<const unsigned*>(state.trivial + pass); }, state.tile_counters, stream));
   return buffers->finish(n, stream);
 }
 
@@ -377,25 +453,28 @@ cudaError_t onesweep_sort(void* temp, size_t& temp_bytes, PassBuffers<K, V> io, 
                                                                  bucket_offsets, stream);
 }
 
-/// Onesweep with the table's policy for n keys: the choice depends on n alone, so the size query and the sort agree.
+/// Calls `sort(policy)` with the table's Onesweep policy for n keys: the choice depends on n alone, so the size
+/// query and the sort agree.
+template <class Table, class K, class V, class Sort>
+cudaError_t with_onesweep_policy(size_t n, Sort&& sort) {
+  using Default = typename Table::template Onesweep<K, V>;
+  using Small = typename Table::template OnesweepSmall<K, V>;
+  if (n <= Small::max_items) return sort(Small{});
+  using Large = typename Table::template OnesweepLarge<K, V>;
+  if constexpr (Large::items_per_thread != Default::items_per_thread) {
+    if (n >= Large::min_items) return sort(Large{});
+  }
+  return sort(Default{});
+}
+
+/// Onesweep with the table's policy for n keys.
 template <class Table, class K, class V>
 cudaError_t onesweep_sort_for_size(void* temp, size_t& temp_bytes, PassBuffers<K, V> io, size_t n, Order order,
                                    int begin_bit, int end_bit, size_t* bucket_offsets, cudaStream_t stream) {
-  using Default = typename Table::template Onesweep<K, V>;
-  using Small = typename Table::template OnesweepSmall<K, V>;
-  if (n <= Small::max_items) {
-    return onesweep_sort<Table, K, V, Small>(temp, temp_bytes, io, n, order, begin_bit, end_bit, bucket_offsets,
-                                             stream);
-  }
-  using Large = typename Table::template OnesweepLarge<K, V>;
-  if constexpr (Large::items_per_thread != Default::items_per_thread) {
-    if (n >= Large::min_items) {
-      return onesweep_sort<Table, K, V, Large>(temp, temp_bytes, io, n, order, begin_bit, end_bit, bucket_offsets,
-                                               stream);
-    }
-  }
-  return onesweep_sort<Table, K, V, Default>(temp, temp_bytes, io, n, order, begin_bit, end_bit, bucket_offsets,
-                                             stream);
+  return with_onesweep_policy<Table, K, V>(n, [&](auto policy) {
+    return onesweep_sort<Table, K, V, decltype(policy)>(temp, temp_bytes, io, n, order, begin_bit, end_bit,
+                                                        bucket_offsets, stream);
+  });
 }
 
 }  // namespace prims::detail::radix

@@ -91,13 +91,15 @@ inline constexpr int kClassifyThreads = 256;
 template <class Policy, class Offset>
 __global__ void __launch_bounds__(kClassifyThreads)
     segmented_classify_kernel(const Offset* __restrict__ begin_offsets, const Offset* __restrict__ end_offsets,
-                              size_t num_segments, size_t local_max_items, SegmentLists lists) {
+                              size_t num_segments, size_t local_max_items, SegmentLists lists,
+                              const unsigned* __restrict__ skip) {
   constexpr int kWarps = kClassifyThreads / warp::kWarpThreads;
   /// Members of each class in each warp, then where each warp's members of the class go in the block's room.
   __shared__ unsigned warp_offsets[kSegmentClasses][kWarps];
   __shared__ unsigned block_base[kSegmentClasses];
   wait_for_prior_grids();
   allow_dependent_grids();
+  if (skip != nullptr && *skip != 0) return;  // the whole sort is skipped: every list stays empty
   const int lane = threadIdx.x % warp::kWarpThreads;
   const int warp_id = threadIdx.x / warp::kWarpThreads;
   const size_t stride = static_cast<size_t>(gridDim.x) * blockDim.x;

@@ -91,12 +91,25 @@ cudaError_t with_segmented_onesweep_tiles(size_t n, size_t num_segments, Passes&
   return passes(DefaultTiles{});
 }
 
+/// What a sort inside the library may add to a segmented sort: a device word that, when non-zero, makes the whole
+/// sort do nothing (its classify kernel lists no segment, so every class's launch finds its list empty), and
+/// alternate buffers of n items that the caller lends (then the temporary storage holds none; the size query says
+/// `alternate_lent` too, without the buffers).
+template <class K, class V>
+struct SegmentedSortExtras {
+  const unsigned* skip = nullptr;
+  bool alternate_lent = false;
+  K* alternate_keys = nullptr;
+  V* alternate_values = nullptr;
+};
+
 /// The segmented sort under a table (see the file comment). `Policy` is a template argument so tuning programs can
 /// sweep it.
 template <class Table, class K, class V, class Offset, class Policy = typename Table::template SegmentedSort<K, V>>
 cudaError_t segmented_radix_sort(void* temp, size_t& temp_bytes, PassBuffers<K, V> io, size_t n,
                                  size_t num_segments, const Offset* begin_offsets, const Offset* end_offsets,
-                                 Order order, int begin_bit, int end_bit, cudaStream_t stream) {
+                                 Order order, int begin_bit, int end_bit, cudaStream_t stream,
+                                 const SegmentedSortExtras<K, V>& extras = {}) {
   static_assert(kIsRadixKey<K>, "radix-sort keys are 1 to 8-byte integers, float or double");
   static_assert(std::is_trivially_copyable_v<V> && sizeof(V) <= 16,
                 "radix-sort values are trivially copyable types of up to 16 bytes");
@@ -142,8 +155,9 @@ cudaError_t segmented_radix_sort(void* temp, size_t& temp_bytes, PassBuffers<K, 
     kParts = kOnesweepPart + OnesweepStorage::kParts
   };
   size_t sizes[kParts] = {};
-  sizes[kAlternateKeysPart] = radix::alternate_bytes<K>(alternate_items);
-  sizes[kAlternateValuesPart] = radix::alternate_bytes<V>(alternate_items);
+  const bool lent_alternate = extras.alternate_lent;
+  sizes[kAlternateKeysPart] = lent_alternate ? 0 : radix::alternate_bytes<K>(alternate_items);
+  sizes[kAlternateValuesPart] = lent_alternate ? 0 : radix::alternate_bytes<V>(alternate_items);
   sizes[kCountersPart] = 2 * (kSegmentClasses + 1) * sizeof(unsigned);
   for (int c = 0; c < kSegmentClasses; ++c) {
     sizes[kFirstListPart + c] = capacity[c] * (is_counted_class(c) ? sizeof(unsigned long long) : sizeof(unsigned));
@@ -157,8 +171,8 @@ cudaError_t segmented_radix_sort(void* temp, size_t& temp_bytes, PassBuffers<K, 
   PRIMS_TRY(carve_temp(temp, temp_bytes, sizes, parts));
   if (temp == nullptr || n == 0 || num_segments == 0) return cudaSuccess;
 
-  K* const alternate_keys = static_cast<K*>(parts[kAlternateKeysPart]);
-  V* const alternate_values = static_cast<V*>(parts[kAlternateValuesPart]);
+  K* const alternate_keys = lent_alternate ? extras.alternate_keys : static_cast<K*>(parts[kAlternateKeysPart]);
+  V* const alternate_values = lent_alternate ? extras.alternate_values : static_cast<V*>(parts[kAlternateValuesPart]);
   unsigned* counters = static_cast<unsigned*>(parts[kCountersPart]);
   SegmentLists lists{};
   for (int c = 0; c < kSegmentClasses; ++c) {
@@ -178,7 +192,8 @@ cudaError_t segmented_radix_sort(void* temp, size_t& temp_bytes, PassBuffers<K, 
   const size_t classify_blocks =
       std::min((num_segments + kClassifyThreads - 1) / kClassifyThreads, static_cast<size_t>(multiprocessors) * 8);
   PRIMS_TRY(launch(segmented_classify_kernel<Policy, Offset>, static_cast<unsigned>(classify_blocks),
-                   kClassifyThreads, 0, stream, begin_offsets, end_offsets, num_segments, local_max_items, lists));
+                   kClassifyThreads, 0, stream, begin_offsets, end_offsets, num_segments, local_max_items, lists,
+                   extras.skip));
 
   const SegmentedSortArgs<K, V, Offset> args{io, begin_offsets, end_offsets, order, begin_bit, end_bit};
   // Each class's kernel, on a persistent grid of no more blocks than the class's groups can keep busy.

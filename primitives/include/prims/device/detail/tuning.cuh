@@ -300,6 +300,19 @@ struct TuningSm90 {
     static constexpr bool buckets_on_whole_range = true;
   };
 
+  /// The plain call's choice between Onesweep and the hybrid, made on the device from the digit histograms
+  /// (radix_sort_auto.cuh): for which keys and sizes it is made, and the largest expected bucket (keys sharing a
+  /// random key's top bits: 4 to 8 for evenly spread keys, thousands for the benches' skewed ones) that still takes
+  /// the hybrid. 8-byte keys, with values too: only there does the hybrid pay. Below min_items the launches of the
+  /// path not taken (50-60 us) cost skewed keys more than 2% of Onesweep's time.
+  /// Chosen in bench/results/2026-11-27-H100-bench_sort-auto-choice-first.txt.
+  template <class K, class V>
+  struct AutoChoice {
+    static constexpr bool enabled = sizeof(K) == 8;
+    static constexpr size_t min_items = size_t{1} << 26;
+    static constexpr double max_expected_bucket = 64;
+  };
+
   /// The segmented sort: the block shape and tile of TileCounts (16 KB of the widest item), the
   /// counting class's limits, and the slot sizes of the packed classes.
   template <class K, class V>
