@@ -26,8 +26,8 @@
 // values), Onesweep above: the faster of the two at every size (docs/design-notes.md, "Small inputs: the one-block
 // sort"). For 8-byte keys from 2^26 keys (below 2^30, on ranges of whole bytes) the device chooses between Onesweep
 // and Hybrid from the histograms of the top digits that Onesweep counts first: Hybrid where few keys share their
-// top bits, Onesweep on skewed keys; the path not taken costs its launches, which return at once (1-2% of the
-// sort), and there is no host synchronization (detail/radix_sort_auto.cuh; docs/design-notes.md, "The plain call
+// top bits, Onesweep on skewed keys; the path not taken costs only its launches, which return at once, and there
+// is no host synchronization (detail/radix_sort_auto.cuh; docs/design-notes.md, "The plain call
 // chooses on the device").
 // Every function follows the two-phase protocol (temp == nullptr asks for temp_bytes), launches on `stream`,
 // never synchronizes it, and returns the first CUDA error; an invalid bit range is cudaErrorInvalidValue.

@@ -13,7 +13,6 @@
 
 #include <cuda_runtime.h>
 
-#include <algorithm>
 #include <cstddef>
 #include <optional>
 #include <type_traits>
@@ -23,7 +22,6 @@
 #include "prims/device/detail/lookback.cuh"
 #include "prims/util/sort_shapes.cuh"
 #include "prims/block/tile_io.cuh"
-#include "prims/util/device_properties.cuh"
 #include "prims/util/error.cuh"
 #include "prims/util/launch.cuh"
 #include "prims/util/ops.cuh"
@@ -182,17 +180,17 @@ class PingPong {
 };
 
 /// Launches that a sort may skip from the device: they do nothing when `*skip` (skip may be null) is non-zero, and
-/// run on a grid the GPU holds at once (8 blocks an SM), so that a skipped launch costs little.
+/// run on a persistent grid (launch_persistent), so that a skipped launch costs little.
 inline constexpr int kSkippableThreads = 256;
 
 template <class T>
 __global__ void __launch_bounds__(kSkippableThreads)
-    skippable_fill_kernel(T* __restrict__ items, size_t n, T value, const unsigned* __restrict__ skip) {
+    skippable_clear_kernel(T* __restrict__ items, size_t n, const unsigned* __restrict__ skip) {
   wait_for_prior_grids();
   allow_dependent_grids();
   if (skip != nullptr && *skip != 0) return;
   const size_t stride = size_t{gridDim.x} * kSkippableThreads;
-  for (size_t i = blockIdx.x * size_t{kSkippableThreads} + threadIdx.x; i < n; i += stride) items[i] = value;
+  for (size_t i = blockIdx.x * size_t{kSkippableThreads} + threadIdx.x; i < n; i += stride) items[i] = T{};
 }
 
 template <class T>
@@ -205,27 +203,17 @@ __global__ void __launch_bounds__(kSkippableThreads)
   for (size_t i = blockIdx.x * size_t{kSkippableThreads} + threadIdx.x; i < n; i += stride) to[i] = from[i];
 }
 
-inline cudaError_t skippable_grid(size_t n, unsigned& grid) {
-  int multiprocessors = 0;
-  PRIMS_TRY(multiprocessor_count(multiprocessors));
-  grid = static_cast<unsigned>(std::max<size_t>(
-      1, std::min((n + kSkippableThreads - 1) / kSkippableThreads, static_cast<size_t>(multiprocessors) * 8)));
-  return cudaSuccess;
-}
-
 /// words[0, count) = 0, unless *skip is non-zero.
 inline cudaError_t clear_words(unsigned* words, size_t count, const unsigned* skip, cudaStream_t stream) {
-  unsigned grid = 0;
-  PRIMS_TRY(skippable_grid(count, grid));
-  return launch(skippable_fill_kernel<unsigned>, grid, kSkippableThreads, 0, stream, words, count, 0u, skip);
+  return launch_persistent(skippable_clear_kernel<unsigned>, (count + kSkippableThreads - 1) / kSkippableThreads,
+                           kSkippableThreads, 0, stream, words, count, skip);
 }
 
 /// to[0, n) = from[0, n), unless *skip is non-zero.
 template <class T>
 cudaError_t copy_items(const T* from, T* to, size_t n, const unsigned* skip, cudaStream_t stream) {
-  unsigned grid = 0;
-  PRIMS_TRY(skippable_grid(n, grid));
-  return launch(skippable_copy_kernel<T>, grid, kSkippableThreads, 0, stream, from, to, n, skip);
+  return launch_persistent(skippable_copy_kernel<T>, (n + kSkippableThreads - 1) / kSkippableThreads,
+                           kSkippableThreads, 0, stream, from, to, n, skip);
 }
 
 /// The buffers of a whole sort: keys, and values unless V is NoValues.

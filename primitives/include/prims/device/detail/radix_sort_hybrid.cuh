@@ -29,7 +29,6 @@
 #include "prims/device/detail/radix_sort_onesweep.cuh"
 #include "prims/device/detail/segmented_radix_sort_dispatch.cuh"
 #include "prims/device/detail/tuning.cuh"
-#include "prims/util/device_properties.cuh"
 #include "prims/util/launch.cuh"
 #include "prims/util/radix_key.cuh"
 #include "prims/util/temp_storage.cuh"
@@ -115,16 +114,16 @@ cudaError_t sort_buckets(void* temp, size_t& temp_bytes, PassBuffers<K, V> io, s
   unsigned* ends = begins + buckets;
   PRIMS_TRY(clear_words(begins, 2 * buckets, extras.skip, stream));
   constexpr size_t kBlockItems = size_t{kBucketBoundsThreads} * kBucketBoundsItems<K>;
-  size_t bounds_blocks = (n + kBlockItems - 1) / kBlockItems;
+  const size_t bounds_blocks = (n + kBlockItems - 1) / kBlockItems;
+  const DigitExtractor<K> prefix_of(order, msd_begin, msd_bits);
   if (extras.skip != nullptr) {
-    // A launch that may be skipped: a grid the GPU holds at once (8 blocks an SM), so that skipping costs little.
-    int multiprocessors = 0;
-    PRIMS_TRY(multiprocessor_count(multiprocessors));
-    bounds_blocks = std::min(bounds_blocks, static_cast<size_t>(multiprocessors) * 8);
+    // A launch that may be skipped: a persistent grid, so that skipping costs little.
+    PRIMS_TRY(launch_persistent(hybrid_bucket_bounds_kernel<K>, bounds_blocks, kBucketBoundsThreads, 0, stream,
+                                io.keys_in, static_cast<unsigned>(n), prefix_of, begins, ends, extras.skip));
+  } else {
+    PRIMS_TRY(launch(hybrid_bucket_bounds_kernel<K>, static_cast<unsigned>(bounds_blocks), kBucketBoundsThreads, 0,
+                     stream, io.keys_in, static_cast<unsigned>(n), prefix_of, begins, ends, extras.skip));
   }
-  PRIMS_TRY(launch(hybrid_bucket_bounds_kernel<K>, static_cast<unsigned>(bounds_blocks), kBucketBoundsThreads, 0,
-                   stream, io.keys_in, static_cast<unsigned>(n), DigitExtractor<K>(order, msd_begin, msd_bits), begins,
-                   ends, extras.skip));
   return segmented::segmented_radix_sort<Table, K, V, unsigned>(parts[1], segmented_bytes, io, n, buckets, begins,
                                                                 ends, order, begin_bit, buckets_end_bit, stream,
                                                                 extras);

@@ -304,7 +304,7 @@ struct TuningSm90 {
   /// (radix_sort_auto.cuh): for which keys and sizes it is made, and the largest expected bucket (keys sharing a
   /// random key's top bits: 4 to 8 for evenly spread keys, thousands for the benches' skewed ones) that still takes
   /// the hybrid. 8-byte keys, with values too: only there does the hybrid pay. Below min_items the launches of the
-  /// path not taken (50-60 us) cost skewed keys more than 2% of Onesweep's time.
+  /// path not taken cost skewed keys too large a share of Onesweep's time.
   /// Chosen in bench/results/2026-11-27-H100-bench_sort-auto-choice-first.txt.
   template <class K, class V>
   struct AutoChoice {
