@@ -27,8 +27,9 @@ std::vector<size_t> histogram_sizes() {
 
 /// Runs histogram_even on a device copy of `samples` and compares every counter with the CPU's counts by the
 /// binning's own definition (EvenBinning::bin; integer bins are checked against plain division below too).
+/// The samples start `offset` items past a 16-byte boundary of the device buffer.
 template <class Sample, class Counter, class Level>
-void check_even(const std::vector<Sample>& samples, int num_bins, Level lower, Level upper) {
+void check_even(const std::vector<Sample>& samples, int num_bins, Level lower, Level upper, size_t offset = 0) {
   std::vector<Counter> expected(static_cast<size_t>(num_bins), 0);
   const auto binning = prims::detail::EvenBinning<Level>::make(lower, upper, num_bins);
   for (const Sample& x : samples) {
@@ -48,13 +49,16 @@ void check_even(const std::vector<Sample>& samples, int num_bins, Level lower, L
     if (bin >= 0) ++expected[static_cast<size_t>(bin)];
   }
   const size_t n = samples.size();
-  DeviceBuffer<Sample> d_samples(std::max<size_t>(n, 1));
-  if (n > 0) d_samples.upload(samples.data(), n);
+  DeviceBuffer<Sample> d_samples(std::max<size_t>(n + offset, 1));
+  if (n > 0) {
+    ASSERT_EQ(cudaMemcpy(d_samples.data() + offset, samples.data(), n * sizeof(Sample), cudaMemcpyHostToDevice),
+              cudaSuccess);
+  }
   DeviceBuffer<Counter> d_histogram(static_cast<size_t>(num_bins));
   d_histogram.fill_bytes(0xAB);
   prims::test::run_two_phase([&](void* temp, size_t& bytes) {
-    return prims::device::histogram_even(temp, bytes, d_samples.data(), d_histogram.data(), num_bins, lower, upper,
-                                         n);
+    return prims::device::histogram_even(temp, bytes, d_samples.data() + offset, d_histogram.data(), num_bins, lower,
+                                         upper, n);
   });
   const std::vector<Counter> got = d_histogram.download(static_cast<size_t>(num_bins));
   for (int b = 0; b < num_bins; ++b) ASSERT_EQ(got[b], expected[b]) << "bin " << b << " of " << num_bins;
@@ -67,6 +71,25 @@ TEST(Histogram, EvenBytesOneBinAValueEverySize) {
     const std::vector<uint8_t> samples = prims::test::random_values<uint8_t>(n, n + 1, false);
     check_even<uint8_t, unsigned>(samples, 256, 0, 256);
     check_even<uint8_t, unsigned long long>(samples, 64, 0, 256);
+  }
+}
+
+/// A block keeps 32 copies of up to 256 bins, fewer copies of more bins and one copy from 4097 bins on (32 KB),
+/// each with an extra bin for samples outside; samples that start short of a 16-byte boundary are read one by one
+/// up to it, then as vectors. Power-of-two bins of 8- and 16-bit samples take the shift binning, the others the
+/// general one.
+TEST(Histogram, EvenEveryCopyCountAndStart) {
+  PRIMS_REQUIRE_GPU();
+  for (const size_t n : {size_t{15}, size_t{4096 * 16 + 5}, size_t{300001}}) {
+    const std::vector<uint8_t> bytes = prims::test::random_values<uint8_t>(n, n + 2, false);
+    const std::vector<uint16_t> shorts = prims::test::random_values<uint16_t>(n, n + 3, false);
+    for (const int num_bins : {1, 3, 255, 256, 257, 1000, 4096, 8191}) {
+      for (const size_t offset : {size_t{0}, size_t{1}, size_t{7}, size_t{15}}) {
+        SCOPED_TRACE(::testing::Message() << "n = " << n << ", " << num_bins << " bins, offset " << offset);
+        check_even<uint8_t, unsigned>(bytes, num_bins, 0, 256, offset);
+        check_even<uint16_t, unsigned>(shorts, num_bins, 0, 65536, offset);
+      }
+    }
   }
 }
 

@@ -13,6 +13,8 @@
 #include <cuda_runtime.h>
 
 #include <cstddef>
+#include <iterator>
+#include <type_traits>
 
 #include "prims/device/detail/histogram_kernels.cuh"
 #include "prims/device/detail/tuning.cuh"
@@ -27,11 +29,20 @@ template <class SampleIt, class Counter, class Level>
 cudaError_t histogram_even(void* temp, size_t& temp_bytes, SampleIt samples, Counter* histogram, int num_bins,
                            Level lower, Level upper, size_t n, cudaStream_t s = 0) {
   if (temp != nullptr && !(lower < upper)) return prims::detail::invalid_value("histogram_even: lower >= upper");
+  using Sample = std::remove_cv_t<typename std::iterator_traits<SampleIt>::value_type>;
+  using Even = prims::detail::EvenBinning<Level>;
+  const Even binning = Even::make(lower, upper, num_bins);
   return prims::detail::with_tuning([&](auto table) {
     using Policy = typename decltype(table)::Histogram;
-    return prims::detail::dispatch_histogram<Policy>(
-        temp, temp_bytes, samples, histogram, n, prims::detail::EvenBinning<Level>::make(lower, upper, num_bins), s,
-        "histogram_even");
+    if constexpr (Even::template kOneWindow<Sample>) {
+      if (binning.shift >= 0) {
+        return prims::detail::dispatch_histogram<Policy>(temp, temp_bytes, samples, histogram, n,
+                                                         prims::detail::ShiftBinning::of(binning), s,
+                                                         "histogram_even");
+      }
+    }
+    return prims::detail::dispatch_histogram<Policy>(temp, temp_bytes, samples, histogram, n, binning, s,
+                                                     "histogram_even");
   });
 }
 

@@ -5,10 +5,11 @@
 //
 // The input is any random-access iterator, the output a pointer or output iterator; the offsets are in device
 // memory. op must be associative and commutative; values are combined in init's type. Two-phase temporary storage
-// (call with temp == nullptr to learn temp_bytes: 8 bytes a segment); it launches on `stream`, never synchronizes
+// (call with temp == nullptr to learn temp_bytes: a byte a segment); it launches on `stream`, never synchronizes
 // it, and returns the first CUDA error it meets.
 //
-// One warp a segment where it is short, one block a segment where it is long (detail/segmented_reduce_kernels.cuh).
+// A block a segment where there are up to a few times as many segments as blocks fit the device; otherwise one warp a segment where it is short, one
+// block a segment where it is long (detail/segmented_reduce_kernels.cuh).
 
 #include <cuda_runtime.h>
 

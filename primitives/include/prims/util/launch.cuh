@@ -120,6 +120,19 @@ cudaError_t launch(void (*kernel)(KernelParams...), dim3 grid, dim3 block, size_
   return cudaLaunchKernelEx(&config, kernel, std::forward<Args>(args)...);
 }
 
+/// How many blocks of block_threads (with shared_bytes of dynamic shared memory) of `kernel` fit on the current
+/// device at once (at least one an SM).
+template <class... KernelParams>
+cudaError_t resident_blocks(void (*kernel)(KernelParams...), int block_threads, size_t shared_bytes, size_t& blocks) {
+  KernelSetup setup;
+  PRIMS_TRY(kernel_setup(reinterpret_cast<const void*>(kernel), shared_bytes, setup, block_threads));
+  int multiprocessors = 0;
+  PRIMS_TRY(multiprocessor_count(multiprocessors));
+  blocks = static_cast<size_t>(setup.blocks_per_multiprocessor > 0 ? setup.blocks_per_multiprocessor : 1) *
+           static_cast<size_t>(multiprocessors);
+  return cudaSuccess;
+}
+
 /// Launches a persistent kernel, whose blocks take work until none is left: as many blocks of block_threads as fit
 /// on the device at once (the occupancy is looked up once a kernel and device), but no more than max_blocks, and at
 /// least one. Otherwise as launch().
@@ -127,13 +140,8 @@ cudaError_t launch(void (*kernel)(KernelParams...), dim3 grid, dim3 block, size_
 template <class... KernelParams, class... Args>
 cudaError_t launch_persistent(void (*kernel)(KernelParams...), size_t max_blocks, int block_threads,
                               size_t shared_bytes, cudaStream_t stream, Args&&... args) {
-  KernelSetup setup;
-  PRIMS_TRY(kernel_setup(reinterpret_cast<const void*>(kernel), shared_bytes, setup, block_threads));
-  int multiprocessors = 0;
-  PRIMS_TRY(multiprocessor_count(multiprocessors));
-  const size_t resident = static_cast<size_t>(setup.blocks_per_multiprocessor > 0 ? setup.blocks_per_multiprocessor
-                                                                                  : 1) *
-                          static_cast<size_t>(multiprocessors);
+  size_t resident = 0;
+  PRIMS_TRY(resident_blocks(kernel, block_threads, shared_bytes, resident));
   const size_t blocks = max_blocks < resident ? max_blocks : resident;
   return launch(kernel, static_cast<unsigned>(blocks > 0 ? blocks : 1), block_threads, shared_bytes, stream,
                 std::forward<Args>(args)...);

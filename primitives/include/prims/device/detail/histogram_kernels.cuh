@@ -1,17 +1,20 @@
 #pragma once
 // Kernels and dispatch of the histograms (prims::device::histogram_even, histogram_range; device/histogram.cuh).
 //
-// Privatized bins: each block of a persistent grid counts its share of the samples into its own copy of the bins in
-// shared memory (shared-memory atomics, 32-bit: a block counts at most 2^32 - 1 samples into one bin, which holds
-// for inputs below about 2^42 samples), then adds its nonzero bins to the output with one global atomic each. The
-// output is zeroed first. Where the bins (and, for histogram_range, the levels) do not fit a block's shared memory,
-// every sample is added to the output straight away.
+// Privatized bins: each block of a persistent grid counts its share of the samples into its own bins in shared
+// memory (shared-memory atomics, 32-bit: a block counts at most 2^32 - 1 samples into one bin, which holds for
+// inputs below about 2^42 samples), then adds its nonzero bins to the output with one global atomic each. The block
+// keeps several copies of its bins where they fit (SharedBins): lane l adds to copy l % copies, and with 32 copies a
+// warp's atomics fall in 32 different banks whatever bins its samples take. The output is zeroed first. Where the
+// bins (and, for histogram_range, the levels) do not fit a block's shared memory, every sample is added to the
+// output straight away.
 
 #include <cuda_runtime.h>
 
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <iterator>
 #include <type_traits>
 
@@ -93,9 +96,32 @@ struct EvenBinning {
     }
   }
 
+  /// The bin of x, or num_bins (the kernel's uncounted extra bin) outside.
   template <class Sample>
   __device__ int operator()(const Sample& x, const Level*) const {
-    return bin(x);
+    const int b = bin(x);
+    return b < 0 ? num_bins : b;
+  }
+};
+
+/// histogram_even's binning where samples and levels lie in one window of 2^32 integers and the bins' width is a
+/// power of two (EvenBinning::kOneWindow and shift >= 0: 8-bit samples in 256 bins, say): one subtraction, one
+/// compare and one shift a sample, no branch; num_bins for samples outside.
+struct ShiftBinning {
+  unsigned lower;
+  unsigned width;
+  int shift;
+  int num_bins;
+  static constexpr bool kSharedLevels = false;
+
+  template <class Level>
+  static ShiftBinning of(const EvenBinning<Level>& even) {
+    return {static_cast<unsigned>(even.lower), static_cast<unsigned>(even.width), even.shift, even.num_bins};
+  }
+  template <class Sample>
+  __device__ int operator()(const Sample& x, const unsigned*) const {
+    const unsigned offset = static_cast<unsigned>(x) - lower;
+    return offset < width ? static_cast<int>(offset >> shift) : num_bins;
   }
 };
 
@@ -106,10 +132,11 @@ struct RangeBinning {
   const Level* levels;
   int num_bins;
   static constexpr bool kSharedLevels = true;
+  /// The bin of x, or num_bins outside.
   template <class Sample>
   __device__ int operator()(const Sample& x, const Level* shared_levels) const {
     const Level* at = shared_levels != nullptr ? shared_levels : levels;
-    if (!(x >= at[0] && x < at[num_bins])) return -1;
+    if (!(x >= at[0] && x < at[num_bins])) return num_bins;
     int low = 0;  // levels[low] <= x < levels[high]
     int high = num_bins;
     while (high - low > 1) {
@@ -134,6 +161,10 @@ template <class Level>
 struct LevelOf<RangeBinning<Level>> {
   using type = Level;
 };
+template <>
+struct LevelOf<ShiftBinning> {
+  using type = unsigned;
+};
 
 /// Adds `count` to a counter of 4 or 8 bytes (signed or not: counts are never negative).
 template <class Counter>
@@ -147,102 +178,173 @@ __device__ inline void add_count(Counter* counter, unsigned count) {
   }
 }
 
-/// Whether the samples are read as 16-byte vectors (where the pointer is aligned).
+/// Whether the samples are read as 16-byte vectors (pointers to samples narrower than 16 bytes, from the first
+/// 16-byte boundary on).
 template <class SampleIt, class Sample = std::remove_cv_t<typename std::iterator_traits<SampleIt>::value_type>>
 inline constexpr bool kVectorSamples = std::is_pointer_v<SampleIt> && kVectorItems<Sample> > 1;
 /// Vectors a thread loads before it counts them.
 inline constexpr int kVectorLoads = 4;
+/// The most copies of the bins a block keeps: one a lane.
+inline constexpr int kMaxBinCopies = 32;
 
-/// A persistent grid over the samples, kItems loads a thread in flight; PRIVATIZED: the block's bins (and the
-/// levels, for range binning) in dynamic shared memory, else every sample counted in the output at once.
+/// Sample k of a 16-byte vector held as four words (Sample of 1, 2, 4 or 8 bytes), by shifts in registers.
+template <class Sample>
+__device__ __forceinline__ Sample sample_in_vector(const uint4& vector, int k) {
+  static_assert(sizeof(Sample) == 1 || sizeof(Sample) == 2 || sizeof(Sample) == 4 || sizeof(Sample) == 8,
+                "vectors hold samples of 1, 2, 4 or 8 bytes");
+  const unsigned words[4] = {vector.x, vector.y, vector.z, vector.w};
+  Sample x;
+  if constexpr (sizeof(Sample) == 8) {
+    const unsigned long long bits =
+        static_cast<unsigned long long>(words[2 * k]) | static_cast<unsigned long long>(words[2 * k + 1]) << 32;
+    memcpy(&x, &bits, sizeof(x));
+  } else {
+    constexpr int kPerWord = 4 / sizeof(Sample);
+    using Bits = std::conditional_t<sizeof(Sample) == 1, unsigned char,
+                                    std::conditional_t<sizeof(Sample) == 2, unsigned short, unsigned>>;
+    const Bits bits = static_cast<Bits>(words[k / kPerWord] >> (8 * sizeof(Sample) * (k % kPerWord)));
+    memcpy(&x, &bits, sizeof(x));
+  }
+  return x;
+}
+
+/// A block's bins in shared memory, `copies` (a power of two) of each: bin b's copy c at counts[b * copies + c],
+/// with one more bin (num_bins) for the samples outside, never added to the output, so that counting takes no
+/// branch. Lane l adds to copy l % copies.
+struct SharedBins {
+  unsigned* counts;
+  int num_bins;
+  int copy_shift;  // log2(copies)
+
+  /// The most copies (at most kMaxBinCopies, at least one) of num_bins counters that fit `bytes`.
+  static int copy_shift_for(int num_bins, size_t bytes) {
+    int shift = 0;
+    while ((1 << (shift + 1)) <= kMaxBinCopies &&
+           static_cast<size_t>(num_bins) * sizeof(unsigned) << (shift + 1) <= bytes) {
+      ++shift;
+    }
+    return shift;
+  }
+  /// The counters' bytes, the extra bin included.
+  __host__ __device__ static size_t bytes(int num_bins, int copy_shift) {
+    return (static_cast<size_t>(num_bins) + 1) * sizeof(unsigned) << copy_shift;
+  }
+
+  __device__ int copies() const { return 1 << copy_shift; }
+  __device__ void clear() const {
+    for (int i = threadIdx.x; i < (num_bins + 1) << copy_shift; i += blockDim.x) counts[i] = 0;
+  }
+  /// The shared-window address of this thread's copy of bin 0; bin b's is b * copies * 4 bytes on.
+  __device__ unsigned my_copy() const {
+    return static_cast<unsigned>(__cvta_generic_to_shared(counts)) + (threadIdx.x & (copies() - 1)) * 4u;
+  }
+  /// One more sample in `bin` (num_bins for one outside). A 32-bit shared address, one multiply-add from the bin
+  /// (a shift and an add cost 13% at 8-bit samples), and no returned value (the generic atomicAdd cost a tenth).
+  __device__ void add(unsigned my_copy, unsigned bin_stride, int bin) const {
+    asm volatile("red.shared.add.u32 [%0], 1;" : : "r"(my_copy + static_cast<unsigned>(bin) * bin_stride) : "memory");
+  }
+
+  /// Adds every bin's copies to histogram[bin], one global atomic a nonzero bin. The block must be synchronized
+  /// before (every count made). Each thread starts its sum at a different copy, so that a warp's reads fall in
+  /// different banks.
+  template <class Counter>
+  __device__ void flush(Counter* histogram) const {
+    const int mask = copies() - 1;
+    for (int b = threadIdx.x; b < num_bins; b += blockDim.x) {
+      const unsigned* copies_of_b = counts + (b << copy_shift);
+      unsigned total = 0;
+      for (int c = 0; c <= mask; ++c) total += copies_of_b[(c + b) & mask];
+      if (total != 0) add_count(&histogram[b], total);
+    }
+  }
+};
+
+/// A persistent grid over the samples; PRIVATIZED: the block's bins (SharedBins; then the levels, for range
+/// binning) in dynamic shared memory, else every sample counted in the output at once. Pointers to narrow samples
+/// are read as 16-byte vectors from samples + head on (head < 16 samples, or n where no vector boundary is
+/// reached), kVectorLoads a thread in flight, each load striding over the whole grid, so that even a small input
+/// spreads over every block; iterators item by item, kItems in flight.
 template <class Policy, bool PRIVATIZED, class SampleIt, class Binning, class Counter>
 __global__ void __launch_bounds__(Policy::block_threads)
-    histogram_kernel(SampleIt samples, size_t n, Binning binning, Counter* histogram) {
-  constexpr bool privatized = PRIVATIZED;
+    histogram_kernel(SampleIt samples, size_t n, size_t head, Binning binning, int copy_shift, Counter* histogram) {
   using Sample = std::remove_cv_t<typename std::iterator_traits<SampleIt>::value_type>;
   using Level = typename LevelOf<Binning>::type;
   constexpr int kThreads = Policy::block_threads;
   constexpr int kItems = Policy::items_per_thread;
   extern __shared__ unsigned long long shared_words[];
-  unsigned* bins = reinterpret_cast<unsigned*>(shared_words);
-  const int num_bins = binning.num_bins;
+  const SharedBins bins{reinterpret_cast<unsigned*>(shared_words), binning.num_bins, copy_shift};
   const Level* shared_levels = nullptr;
-  if constexpr (Binning::kSharedLevels) {
-    if (privatized) {
-      // After the bins, aligned for the levels.
-      const size_t offset = (static_cast<size_t>(num_bins) * sizeof(unsigned) + alignof(Level) - 1) /
-                            alignof(Level) * alignof(Level);
-      shared_levels = reinterpret_cast<const Level*>(reinterpret_cast<const unsigned char*>(shared_words) + offset);
-    }
+  if constexpr (Binning::kSharedLevels && PRIVATIZED) {
+    // After the bins, aligned for the levels.
+    const size_t offset = (SharedBins::bytes(bins.num_bins, copy_shift) + alignof(Level) - 1) / alignof(Level) *
+                          alignof(Level);
+    shared_levels = reinterpret_cast<const Level*>(reinterpret_cast<const unsigned char*>(shared_words) + offset);
   }
   wait_for_prior_grids();
   allow_dependent_grids();
-  if (privatized) {
-    for (int b = threadIdx.x; b < num_bins; b += kThreads) bins[b] = 0;
+  if constexpr (PRIVATIZED) {
+    bins.clear();
     if constexpr (Binning::kSharedLevels) {
       Level* levels = const_cast<Level*>(shared_levels);
-      for (int b = threadIdx.x; b <= num_bins; b += kThreads) levels[b] = binning.levels[b];
+      for (int b = threadIdx.x; b <= bins.num_bins; b += kThreads) levels[b] = binning.levels[b];
     }
     __syncthreads();
   }
+  const unsigned my_copy = PRIVATIZED ? bins.my_copy() : 0u;
+  const unsigned bin_stride = 4u << copy_shift;  // bytes from a bin's copies to the next bin's
   auto count = [&](const Sample& x) {
     const int bin = binning(x, shared_levels);
-    if (bin < 0) return;
     if constexpr (PRIVATIZED) {
-      atomicAdd(&bins[bin], 1u);
-    } else {
+      bins.add(my_copy, bin_stride, bin);
+    } else if (bin < bins.num_bins) {
       add_count(&histogram[bin], 1u);
     }
   };
+  const size_t grid_threads = static_cast<size_t>(gridDim.x) * kThreads;
+  const size_t thread = static_cast<size_t>(blockIdx.x) * kThreads + threadIdx.x;
   size_t scalar_begin = 0;
   if constexpr (kVectorSamples<SampleIt>) {
-    // Pointers to samples narrower than 16 bytes, 16-byte aligned: whole vectors, kVectorLoads a thread in flight.
-    if (reinterpret_cast<uintptr_t>(samples) % kVectorBytes == 0) {
-      using Vec = Vector<Sample>;
+    if (head < n) {
+      // Raw 16-byte words, samples taken out only once every load of the step is issued (loaded as Vector<Sample>,
+      // each load's samples were unpacked before the next load went out: 37% slower at 8-bit samples).
       constexpr int kPerVector = kVectorItems<Sample>;
-      const size_t vectors = n / kPerVector;
-      const Vec* vectors_in = reinterpret_cast<const Vec*>(samples);
-      const size_t stride = static_cast<size_t>(gridDim.x) * kThreads * kVectorLoads;
-      for (size_t base = static_cast<size_t>(blockIdx.x) * kThreads * kVectorLoads + threadIdx.x; base < vectors;
-           base += stride) {
-        Vec loaded[kVectorLoads];
+      const size_t vectors = (n - head) / kPerVector;
+      const uint4* vectors_in = reinterpret_cast<const uint4*>(samples + head);
+      for (size_t base = thread; base < vectors; base += grid_threads * kVectorLoads) {
+        uint4 loaded[kVectorLoads];
 #pragma unroll
         for (int j = 0; j < kVectorLoads; ++j) {
-          const size_t v = base + static_cast<size_t>(j) * kThreads;
+          const size_t v = base + j * grid_threads;
           if (v < vectors) loaded[j] = vectors_in[v];
         }
 #pragma unroll
         for (int j = 0; j < kVectorLoads; ++j) {
-          if (base + static_cast<size_t>(j) * kThreads < vectors) {
+          if (base + j * grid_threads < vectors) {
 #pragma unroll
-            for (int k = 0; k < kPerVector; ++k) count(loaded[j].items[k]);
+            for (int k = 0; k < kPerVector; ++k) count(sample_in_vector<Sample>(loaded[j], k));
           }
         }
       }
-      scalar_begin = vectors * kPerVector;
+      if (blockIdx.x == 0 && threadIdx.x < head) count(samples[threadIdx.x]);
+      scalar_begin = head + vectors * kPerVector;
     }
   }
-  // The rest (every sample of an iterator): kItems loads a thread in flight.
-  const size_t stride = static_cast<size_t>(gridDim.x) * kThreads * kItems;
-  for (size_t base = scalar_begin + static_cast<size_t>(blockIdx.x) * kThreads * kItems + threadIdx.x; base < n;
-       base += stride) {
+  // The rest (every sample of an iterator).
+  for (size_t base = scalar_begin + thread; base < n; base += grid_threads * kItems) {
     Sample items[kItems];
 #pragma unroll
     for (int j = 0; j < kItems; ++j) {
-      const size_t i = base + static_cast<size_t>(j) * kThreads;
+      const size_t i = base + j * grid_threads;
       if (i < n) items[j] = samples[i];
     }
 #pragma unroll
     for (int j = 0; j < kItems; ++j) {
-      if (base + static_cast<size_t>(j) * kThreads < n) count(items[j]);
+      if (base + j * grid_threads < n) count(items[j]);
     }
   }
-  if (privatized) {
+  if constexpr (PRIVATIZED) {
     __syncthreads();
-    for (int b = threadIdx.x; b < num_bins; b += kThreads) {
-      const unsigned count = bins[b];
-      if (count != 0) add_count(&histogram[b], count);
-    }
+    bins.flush(histogram);
   }
 }
 
@@ -252,6 +354,7 @@ template <class Policy, class SampleIt, class Binning, class Counter>
 cudaError_t dispatch_histogram(void* temp, size_t& temp_bytes, SampleIt samples, Counter* histogram, size_t n,
                                Binning binning, cudaStream_t stream, const char* name) {
   using Level = typename LevelOf<Binning>::type;
+  using Sample = std::remove_cv_t<typename std::iterator_traits<SampleIt>::value_type>;
   void* parts[1] = {nullptr};
   PRIMS_TRY(carve_temp(temp, temp_bytes, {0}, parts));
   if (temp == nullptr) return cudaSuccess;
@@ -261,21 +364,36 @@ cudaError_t dispatch_histogram(void* temp, size_t& temp_bytes, SampleIt samples,
   // The output holds anything on entry.
   PRIMS_TRY(cudaMemsetAsync(histogram, 0, static_cast<size_t>(num_bins) * sizeof(Counter), stream));
   if (n == 0) return cudaSuccess;
-  size_t shared_bytes = static_cast<size_t>(num_bins) * sizeof(unsigned);
+  size_t head = n;  // no vectors
+  size_t per_thread = Policy::items_per_thread;
+  if constexpr (kVectorSamples<SampleIt>) {
+    const size_t to_boundary = elements_to_vector_alignment(samples);
+    if (to_boundary != kNoVectorAlignment && to_boundary < n) {
+      head = to_boundary;
+      per_thread = kVectorItems<Sample>;
+    }
+  }
+  // As many blocks as fit, but no more than give each thread a vector (or, for iterators, kItems samples) and each
+  // block four samples a bin: a small input is spread thin, so that its time is one load's and a few atomics',
+  // while the blocks' flushes (a global atomic a bin) stay a small part of the work.
+  const size_t by_threads = (n + Policy::block_threads * per_thread - 1) / (Policy::block_threads * per_thread);
+  const size_t by_bins = (n + 4 * static_cast<size_t>(num_bins) - 1) / (4 * static_cast<size_t>(num_bins));
+  const size_t max_blocks = by_threads < by_bins ? by_threads : by_bins;
+  const int copy_shift = SharedBins::copy_shift_for(num_bins, Policy::bin_copy_bytes);
+  size_t shared_bytes = SharedBins::bytes(num_bins, copy_shift);
   if constexpr (Binning::kSharedLevels) {
     shared_bytes = (shared_bytes + alignof(Level) - 1) / alignof(Level) * alignof(Level) +
                    (static_cast<size_t>(num_bins) + 1) * sizeof(Level);
   }
   size_t shared_limit = 0;
   PRIMS_TRY(shared_memory_per_block(shared_limit));
-  const bool privatized = shared_bytes <= shared_limit;
-  const size_t tile = static_cast<size_t>(Policy::block_threads) * Policy::items_per_thread;
-  if (!privatized) {
-    return launch_persistent(histogram_kernel<Policy, false, SampleIt, Binning, Counter>, (n + tile - 1) / tile,
-                             Policy::block_threads, 0, stream, samples, n, binning, histogram);
+  if (shared_bytes > shared_limit) {
+    return launch_persistent(histogram_kernel<Policy, false, SampleIt, Binning, Counter>, max_blocks,
+                             Policy::block_threads, 0, stream, samples, n, head, binning, 0, histogram);
   }
-  return launch_persistent(histogram_kernel<Policy, true, SampleIt, Binning, Counter>, (n + tile - 1) / tile,
-                           Policy::block_threads, shared_bytes, stream, samples, n, binning, histogram);
+  return launch_persistent(histogram_kernel<Policy, true, SampleIt, Binning, Counter>, max_blocks,
+                           Policy::block_threads, shared_bytes, stream, samples, n, head, binning, copy_shift,
+                           histogram);
 }
 
 }  // namespace prims::detail

@@ -1,12 +1,16 @@
 #pragma once
 // Kernels and dispatch of prims::device::segmented_reduce (device/segmented_reduce.cuh).
 //
-// Two kernels, chosen segment by segment on the device (the host never sees the lengths):
+// Up to a few times as many segments as blocks fit the device at once: one launch of segmented_reduce_blocks_kernel,
+// a block a segment, whatever their lengths. More segments: two kernels, chosen segment by segment on the device (the host
+// never sees the lengths):
 //   segmented_reduce_warps_kernel  one warp a segment: segments of up to kWarpSegmentItems items are reduced by
-//                                  their warp and written; longer ones go on a list.
-//   segmented_reduce_blocks_kernel a persistent grid whose blocks take the listed segments one at a time, a block a
-//                                  segment, reading a pointer's aligned middle as 16-byte vectors.
-// Many short segments thus cost a warp each, not a block each, and long ones get a whole block's loads in flight.
+//                                  their warp and written; longer ones are marked long.
+//   segmented_reduce_blocks_kernel the blocks take groups of segments through a counter (zeroed by the warps
+//                                  kernel) and reduce the group's long segments one at a time, a block a segment,
+//                                  reading a pointer's aligned middle as 16-byte vectors.
+// Many short segments thus cost a warp each, not a block each, and long ones get a whole block's loads in flight;
+// nothing needs clearing before the first kernel, so there are never more than two launches.
 // The op must be associative and commutative (the lanes' partial results are combined in a tree).
 
 #include <cuda_runtime.h>
@@ -121,10 +125,11 @@ __device__ inline T finish(const Partial<T>& partial, Op op, const T& init) {
 template <class Policy, class InIt, class OutIt, class Offset, class Op, class T>
 __global__ void __launch_bounds__(Policy::block_threads)
     segmented_reduce_warps_kernel(InIt in, OutIt out, size_t num_segments, const Offset* begin_offsets,
-                                  const Offset* end_offsets, Op op, T init, unsigned long long* long_segments,
-                                  unsigned long long* long_count) {
+                                  const Offset* end_offsets, Op op, T init, unsigned char* is_long,
+                                  unsigned long long* taken) {
   wait_for_prior_grids();
   allow_dependent_grids();
+  if (blockIdx.x == 0 && threadIdx.x == 0) *taken = 0;  // read by the blocks kernel once this grid is done
   constexpr int kWarps = Policy::block_threads / warp::kWarpThreads;
   const int lane = threadIdx.x % warp::kWarpThreads;
   const size_t warps = static_cast<size_t>(gridDim.x) * kWarps;
@@ -133,10 +138,9 @@ __global__ void __launch_bounds__(Policy::block_threads)
     const size_t begin = static_cast<size_t>(begin_offsets[s]);
     const size_t end = static_cast<size_t>(end_offsets[s]);
     const size_t length = end > begin ? end - begin : 0;
-    if (length > Policy::warp_segment_items) {
-      if (lane == 0) long_segments[atomicAdd(long_count, 1ull)] = s;
-      continue;
-    }
+    const bool long_segment = length > Policy::warp_segment_items;
+    if (lane == 0) is_long[s] = long_segment;
+    if (long_segment) continue;
     Partial<T> partial{false, init};
     accumulate<Policy::loads_per_thread>(in, begin + lane, begin + length, warp::kWarpThreads, op, partial);
     partial = warp_combine(partial, op);
@@ -144,67 +148,101 @@ __global__ void __launch_bounds__(Policy::block_threads)
   }
 }
 
+/// One segment reduced by the whole block into out[s]. `warp_partials` is reused: the block must be synchronized
+/// before the next call.
 template <class Policy, class InIt, class OutIt, class Offset, class Op, class T>
-__global__ void __launch_bounds__(Policy::block_threads)
-    segmented_reduce_blocks_kernel(InIt in, OutIt out, const Offset* begin_offsets, const Offset* end_offsets, Op op,
-                                   T init, const unsigned long long* long_segments,
-                                   const unsigned long long* long_count, unsigned long long* taken) {
+__device__ void reduce_segment_in_block(InIt in, OutIt out, size_t s, const Offset* begin_offsets,
+                                        const Offset* end_offsets, Op op, const T& init, Partial<T>* warp_partials) {
   constexpr int kWarps = Policy::block_threads / warp::kWarpThreads;
-  __shared__ Partial<T> warp_partials[kWarps];
-  __shared__ unsigned long long next;
-  wait_for_prior_grids();
-  allow_dependent_grids();
-  const unsigned long long count = *long_count;
   const int lane = threadIdx.x % warp::kWarpThreads;
   const int warp_id = threadIdx.x / warp::kWarpThreads;
-  for (;;) {
-    if (threadIdx.x == 0) next = atomicAdd(taken, 1ull);
-    __syncthreads();
-    const unsigned long long j = next;
-    if (j >= count) break;
-    const size_t s = static_cast<size_t>(long_segments[j]);
-    const size_t begin = static_cast<size_t>(begin_offsets[s]);
-    const size_t end = static_cast<size_t>(end_offsets[s]);
-    Partial<T> partial{false, init};
-    if (end > begin) accumulate_block<Policy::loads_per_thread>(in, begin, end, Policy::block_threads, op, partial);
-    partial = warp_combine(partial, op);
-    if (lane == 0) warp_partials[warp_id] = partial;
-    __syncthreads();
-    if (warp_id == 0) {
-      Partial<T> block = lane < kWarps ? warp_partials[lane] : Partial<T>{false, init};
-      block = warp_combine(block, op);
-      if (lane == 0) out[s] = finish(block, op, init);
-    }
-    __syncthreads();  // `next` and the partials are reused
+  const size_t begin = static_cast<size_t>(begin_offsets[s]);
+  const size_t end = static_cast<size_t>(end_offsets[s]);
+  Partial<T> partial{false, init};
+  if (end > begin) accumulate_block<Policy::loads_per_thread>(in, begin, end, Policy::block_threads, op, partial);
+  partial = warp_combine(partial, op);
+  if (lane == 0) warp_partials[warp_id] = partial;
+  __syncthreads();
+  if (warp_id == 0) {
+    Partial<T> block = lane < kWarps ? warp_partials[lane] : Partial<T>{false, init};
+    block = warp_combine(block, op);
+    if (lane == 0) out[s] = finish(block, op, init);
   }
 }
 
-/// segmented_reduce with its policy given. temp: the list of long segments and three counters.
+/// MARKED: the blocks take groups of block_threads segments through `taken` and reduce those the warps kernel
+/// marked long, one at a time; otherwise block b reduces segment b (a grid of a block a segment).
+template <class Policy, bool MARKED, class InIt, class OutIt, class Offset, class Op, class T>
+__global__ void __launch_bounds__(Policy::block_threads)
+    segmented_reduce_blocks_kernel(InIt in, OutIt out, size_t num_segments, const Offset* begin_offsets,
+                                   const Offset* end_offsets, Op op, T init, const unsigned char* is_long,
+                                   unsigned long long* taken) {
+  constexpr int kThreads = Policy::block_threads;
+  constexpr int kWarps = kThreads / warp::kWarpThreads;
+  __shared__ Partial<T> warp_partials[kWarps];
+  wait_for_prior_grids();
+  allow_dependent_grids();
+  if constexpr (!MARKED) {
+    reduce_segment_in_block<Policy>(in, out, blockIdx.x, begin_offsets, end_offsets, op, init, warp_partials);
+  } else {
+    __shared__ unsigned long long group;
+    __shared__ unsigned listed[kThreads];
+    __shared__ int num_listed;
+    for (;;) {
+      if (threadIdx.x == 0) {
+        group = atomicAdd(taken, 1ull) * kThreads;
+        num_listed = 0;
+      }
+      __syncthreads();
+      const size_t first = group;
+      if (first >= num_segments) break;
+      const size_t s = first + threadIdx.x;
+      if (s < num_segments && is_long[s]) listed[atomicAdd(&num_listed, 1)] = threadIdx.x;
+      __syncthreads();
+      const int count = num_listed;
+      for (int i = 0; i < count; ++i) {
+        reduce_segment_in_block<Policy>(in, out, first + listed[i], begin_offsets, end_offsets, op, init,
+                                        warp_partials);
+        __syncthreads();  // the partials are reused
+      }
+      __syncthreads();  // every thread has read the group before thread 0 takes the next
+    }
+  }
+}
+
+/// segmented_reduce with its policy given. temp: a long-segment mark a segment and the group counter.
 template <class Policy, class InIt, class OutIt, class Offset, class Op, class T>
 cudaError_t dispatch_segmented_reduce(void* temp, size_t& temp_bytes, InIt in, OutIt out, size_t num_segments,
                                       const Offset* begin_offsets, const Offset* end_offsets, Op op, T init,
                                       cudaStream_t stream) {
   void* parts[2] = {nullptr, nullptr};
-  PRIMS_TRY(carve_temp(temp, temp_bytes, {num_segments * sizeof(unsigned long long), 2 * sizeof(unsigned long long)},
-                       parts));
+  PRIMS_TRY(carve_temp(temp, temp_bytes, {num_segments, sizeof(unsigned long long)}, parts));
   if (temp == nullptr || num_segments == 0) return cudaSuccess;
   if (begin_offsets == nullptr || end_offsets == nullptr) {
     return invalid_value("segmented_reduce: %zu segments and no offsets", num_segments);
   }
-  auto* long_segments = static_cast<unsigned long long*>(parts[0]);
-  auto* counters = static_cast<unsigned long long*>(parts[1]);  // long segments listed, taken
-  PRIMS_TRY(cudaMemsetAsync(counters, 0, 2 * sizeof(unsigned long long), stream));
+  const auto blocks_kernel = segmented_reduce_blocks_kernel<Policy, false, InIt, OutIt, Offset, Op, T>;
+  size_t resident = 0;
+  PRIMS_TRY(resident_blocks(blocks_kernel, Policy::block_threads, 0, resident));
+  // A block a segment costs one launch; the warps' way two, and it pays only where the segments take several of the
+  // device's fills of blocks (1024 segments of 256 items: 7.8 us the warps' way, 4.9 us for CUB's block a segment).
+  if (num_segments <= Policy::block_a_segment_fills * resident) {
+    return launch(blocks_kernel, static_cast<unsigned>(num_segments), Policy::block_threads, 0, stream, in, out,
+                  num_segments, begin_offsets, end_offsets, op, init, nullptr, nullptr);
+  }
+  auto* is_long = static_cast<unsigned char*>(parts[0]);
+  auto* taken = static_cast<unsigned long long*>(parts[1]);
   constexpr int kWarps = Policy::block_threads / warp::kWarpThreads;
   int multiprocessors = 0;
   PRIMS_TRY(multiprocessor_count(multiprocessors));
   const size_t warp_blocks = std::min((num_segments + kWarps - 1) / kWarps, static_cast<size_t>(multiprocessors) * 64);
   PRIMS_TRY(launch(segmented_reduce_warps_kernel<Policy, InIt, OutIt, Offset, Op, T>,
                    static_cast<unsigned>(warp_blocks), Policy::block_threads, 0, stream, in, out, num_segments,
-                   begin_offsets, end_offsets, op, init, long_segments, counters));
-  return launch_persistent(segmented_reduce_blocks_kernel<Policy, InIt, OutIt, Offset, Op, T>, num_segments,
-                           Policy::block_threads, 0, stream, in, out, begin_offsets, end_offsets, op, init,
-                           static_cast<const unsigned long long*>(long_segments),
-                           static_cast<const unsigned long long*>(counters), counters + 1);
+                   begin_offsets, end_offsets, op, init, is_long, taken));
+  const size_t groups = (num_segments + Policy::block_threads - 1) / Policy::block_threads;
+  return launch_persistent(segmented_reduce_blocks_kernel<Policy, true, InIt, OutIt, Offset, Op, T>, groups,
+                           Policy::block_threads, 0, stream, in, out, num_segments, begin_offsets, end_offsets, op,
+                           init, static_cast<const unsigned char*>(is_long), taken);
 }
 
 }  // namespace prims::detail

@@ -163,16 +163,20 @@ struct TuningSm90 {
     static constexpr CacheHint store_hint = CacheHint::LastUse;
   };
 
-  /// The histograms: 256 threads, 16 samples a thread in flight. Chosen with
-  /// bench/bench_histogram (docs/design-notes.md, "Histograms").
+  /// The histograms: 256 threads, 16 samples a thread in flight (iterators), and up to 32 KB of a block's shared
+  /// memory for copies of its bins (32 copies of 256 bins). Chosen with bench/bench_histogram
+  /// (docs/design-notes.md, "Histograms").
   struct Histogram {
     static constexpr int block_threads = 256;
     static constexpr int items_per_thread = 16;
+    static constexpr size_t bin_copy_bytes = 32 * 1024;
   };
 
   /// The segmented reduce: warps take segments of up to 1024 items (longer ones wait on a warp's
   /// few loads in flight: 256 segments of 4096 items ran at 0.28x CUB with 8192), 8 loads in flight a thread.
   struct SegmentedReduce {
+    /// Up to this many times as many segments as blocks fit at once: a block a segment, one launch.
+    static constexpr size_t block_a_segment_fills = 4;
     static constexpr int block_threads = 256;
     static constexpr int loads_per_thread = 8;
     static constexpr size_t warp_segment_items = 1024;
