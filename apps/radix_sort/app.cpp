@@ -558,6 +558,74 @@ Timings phase_timings(double read_seconds, const SortStats& stats, double commit
   return timings;
 }
 
+/// --top K: the input streams through the backend in chunks, each chunk's top taken together with the winners so
+/// far (which come from earlier in the input, so equal keys keep their input order), and the last winners are
+/// written. Each key is read once and, on the GPU, copied up once.
+int run_top(const Options& options, const LoadedInput& input, std::future<std::shared_ptr<GpuResources>>& gpu_found,
+            Clock::time_point start, Outputs& outputs) {
+  const size_t k = *options.top;
+  const KeyType type = input.shape.type;
+  const size_t key_size = key_type_size(type);
+  const HostBudget host = host_budget(options);
+  std::shared_ptr<GpuResources> gpu = use_gpu(options.backend, gpu_found);
+  std::unique_ptr<SortBackend> backend = gpu ? make_gpu_backend(gpu) : make_cpu_backend();
+  const MemoryBudget budget = memory_budget(options, *backend);
+  // Winners carried from chunk to chunk, and the largest chunk (the whole input where it fits) whose top, beside
+  // them, fits the backend's budget while the chunk, the winners and the new winners fit the host's.
+  const size_t max_count = input.max_count();
+  const size_t kept = std::min(k, max_count);
+  const auto fits = [&](size_t chunk) {
+    return backend->top_bytes(TopRequest{type, kept + chunk, k, options.descending}) <= budget.device_bytes &&
+           (2 * kept + chunk) * key_size <= host.bytes;
+  };
+  size_t chunk = std::max<size_t>(max_count, 1);
+  constexpr size_t min_chunk = size_t(1) << 16;
+  while (chunk > min_chunk && !fits(chunk)) chunk /= 2;
+  if (!fits(chunk)) {
+    throw AppError(fmt::format("--top {}: the winners and a chunk of {} keys take more than the memory budget ({} "
+                               "on the {}, {} of host memory); give a smaller K, or sort the whole file",
+                               k, chunk, human_bytes(budget.device_bytes), backend->device(), human_bytes(host.bytes)));
+  }
+  std::unique_ptr<std::byte[]> pool(new std::byte[(kept + chunk) * key_size]);
+  std::unique_ptr<std::byte[]> winners(new std::byte[std::max<size_t>(kept, 1) * key_size]);
+  const size_t text_block_bytes = std::clamp<size_t>(host.bytes / 32, 4096, size_t(16) << 20);
+  ElementStream stream(input.file, input.format(), type, options.threads, text_block_bytes);
+  SortStats stats;
+  stats.device = backend->device();
+  double read_seconds = 0;
+  size_t have = 0;  // winners at the pool's start
+  size_t total = 0;
+  size_t chunks = 0;
+  for (;;) {
+    const auto read_start = Clock::now();
+    const size_t got = stream.read(chunk, pool.get() + have * key_size);
+    read_seconds += seconds_since(read_start);
+    if (got == 0) break;
+    total += got;
+    ++chunks;
+    backend->top(TopRequest{type, have + got, k, options.descending}, pool.get(), winners.get(), stats);
+    have = std::min(k, have + got);
+    std::memcpy(pool.get(), winners.get(), have * key_size);
+  }
+  const auto write_start = Clock::now();
+  outputs.key_writer.emplace(*outputs.keys, input.format(), type, have, true, options.threads, nullptr);
+  if (have > 0) outputs.key_writer->write(0, have, pool.get());
+  outputs.commit();
+  const double write_seconds = seconds_since(write_start);
+  if (options.stats) {
+    fmt::print(stderr, "radix_sort: the {} {} of {} {} keys from {} ({}) on {}, in {} chunk{} of up to {} keys\n",
+               have, options.descending ? "largest" : "smallest", total, key_type_name(type), input.file.name(),
+               format_name(input.format()), stats.device, chunks, chunks == 1 ? "" : "s", chunk);
+    fmt::print(stderr, "  read    {:8.3f} s\n", read_seconds);
+    if (gpu) fmt::print(stderr, "  to GPU  {:8.3f} s\n", stats.to_device_seconds);
+    fmt::print(stderr, "  select  {:8.3f} s\n", stats.sort_seconds);
+    if (gpu) fmt::print(stderr, "  back    {:8.3f} s\n", stats.to_host_seconds);
+    fmt::print(stderr, "  write   {:8.3f} s\n  total   {:8.3f} s  (wall, end to end)\n", write_seconds,
+               seconds_since(start));
+  }
+  return 0;
+}
+
 }  // namespace
 
 int run(const Options& options) {
@@ -576,6 +644,7 @@ int run(const Options& options) {
   const HostBudget host = host_budget(options);
   Inputs inputs{open_input(options.input, options.format, options.type, host.bytes, host.limit_name), {}};
   if (options.check) return check_sorted(inputs.keys, options.descending, options.threads);
+  if (options.top) return run_top(options, inputs.keys, gpu_found, start, *outputs);
   open_values(options, host, inputs);
   load_text_within(host.bytes, options.threads, inputs);
   const double read_seconds = seconds_since(start);

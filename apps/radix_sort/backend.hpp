@@ -86,6 +86,15 @@ struct PartitionRequest {
   size_t buckets() const { return size_t(1) << (end_bit - begin_bit); }
 };
 
+/// One top selection (--top): the first min(k, count) keys of `count` keys in the sort's order (descending: the
+/// largest first), equal keys in input order.
+struct TopRequest {
+  KeyType key_type = KeyType::I32;
+  size_t count = 0;
+  size_t k = 0;
+  bool descending = false;
+};
+
 /// Host memory for staging chunks, allocated once: page-locked for the GPU so copies from and to it run
 /// asynchronously at full speed.
 struct HostBuffer {
@@ -118,6 +127,11 @@ class SortBackend {
                          void* values_out, size_t* bucket_offsets, SortStats& stats) = 0;
   /// A staging buffer of `bytes` bytes.
   virtual HostBuffer allocate_staging(size_t bytes) = 0;
+  /// Memory of the backend that a top selection of `request` takes (its keys, the winners and scratch).
+  virtual size_t top_bytes(const TopRequest& request) = 0;
+  /// Writes the first min(request.k, request.count) keys of keys[0, count) in the sort's order, sorted, to keys_out.
+  /// Both are host memory.
+  virtual void top(const TopRequest& request, const void* keys, void* keys_out, SortStats& stats) = 0;
 };
 
 /// The CPU backend (cpu_sort.hpp's radix sort and a counting partition on the same ordered bits).

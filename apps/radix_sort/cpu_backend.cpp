@@ -1,5 +1,6 @@
-#include <fstream>
+#include <algorithm>
 #include <cstring>
+#include <fstream>
 #include <numeric>
 #include <string>
 #include <vector>
@@ -72,6 +73,24 @@ void cpu_sort(const SortRequest& request, const SortIo& io, SortStats& stats) {
   });
 }
 
+/// The first min(k, count) keys in the sort's order, sorted: a selection (nth_element) and a sort of the winners by
+/// ordered bits, then input position, so that equal keys keep their input order as in the stable sort.
+template <class K>
+void cpu_top(const TopRequest& request, const K* keys, K* keys_out) {
+  const size_t taken = std::min(request.k, request.count);
+  if (taken == 0) return;
+  std::vector<size_t> order(request.count);
+  std::iota(order.begin(), order.end(), size_t{0});
+  const auto before = [&](size_t a, size_t b) {
+    const auto bits_a = sort_bits(keys[a], request.descending);
+    const auto bits_b = sort_bits(keys[b], request.descending);
+    return bits_a != bits_b ? bits_a < bits_b : a < b;
+  };
+  if (taken < request.count) std::nth_element(order.begin(), order.begin() + taken, order.end(), before);
+  std::sort(order.begin(), order.begin() + taken, before);
+  for (size_t i = 0; i < taken; ++i) keys_out[i] = keys[order[i]];
+}
+
 class CpuBackend final : public SortBackend {
  public:
   std::string device() const override { return "CPU"; }
@@ -112,6 +131,18 @@ class CpuBackend final : public SortBackend {
       });
     });
     stats.partition_seconds += seconds_since(start);
+  }
+
+  size_t top_bytes(const TopRequest& request) override { return request.count * sizeof(size_t); }  // the order
+
+  void top(const TopRequest& request, const void* keys, void* keys_out, SortStats& stats) override {
+    stats.device = device();
+    const auto start = Clock::now();
+    visit_key_type(request.key_type, [&](auto tag) {
+      using K = typename decltype(tag)::type;
+      cpu_top(request, static_cast<const K*>(keys), static_cast<K*>(keys_out));
+    });
+    stats.sort_seconds += seconds_since(start);
   }
 
   HostBuffer allocate_staging(size_t bytes) override {

@@ -15,6 +15,7 @@
 #include "gpu_backend.hpp"
 #include "prims/device/radix_partition.cuh"
 #include "prims/device/radix_sort.cuh"
+#include "prims/device/top_k.cuh"
 #include "prims/util/cuda_handles.cuh"
 #include "prims/util/device_buffer.cuh"
 #include "prims/util/error.cuh"
@@ -153,6 +154,17 @@ cudaError_t device_sort(const SortRequest& request, void* temp, size_t& temp_byt
       return prims::device::radix_sort_pairs<K, V>(temp, temp_bytes, typed_keys, typed_keys, typed_values, typed_values,
                                                    request.count, order, 0, end_bit, stream);
     });
+  });
+}
+
+/// Calls the library's top-k for the request's key type: `temp == nullptr` asks for the scratch size.
+cudaError_t device_top(const TopRequest& request, void* temp, size_t& temp_bytes, const void* keys, void* keys_out,
+                       cudaStream_t stream) {
+  const auto order = request.descending ? prims::device::Order::Descending : prims::device::Order::Ascending;
+  return visit_key_type(request.key_type, [&](auto key_tag) {
+    using K = typename decltype(key_tag)::type;
+    return prims::device::top_k_keys<K>(temp, temp_bytes, static_cast<const K*>(keys), static_cast<K*>(keys_out),
+                                        request.count, request.k, order, stream);
   });
 }
 
@@ -405,6 +417,51 @@ class GpuBackend final : public SortBackend {
     stats.partition_seconds += seconds_since(start);
   }
 
+  size_t top_bytes(const TopRequest& request) override {
+    const size_t key_size = key_type_size(request.key_type);
+    return (request.count + std::min(request.k, request.count)) * key_size + top_temp_bytes(request);
+  }
+
+  /// One upload of the keys, prims::device::top_k_keys, one download of the winners.
+  void top(const TopRequest& request, const void* keys, void* keys_out, SortStats& stats) override {
+    stats.device = device();
+    stats.gpu_context_seconds = gpu_->context_seconds;
+    stats.gpu_staging_seconds = gpu_->staging_seconds;
+    const size_t taken = std::min(request.k, request.count);
+    if (taken == 0) return;
+    prims::check(cudaSetDevice(0), "cudaSetDevice");
+    const cudaStream_t stream = gpu_->stream.get();
+    const size_t key_size = key_type_size(request.key_type);
+    size_t temp_bytes = top_temp_bytes(request);
+    const auto setup_start = Clock::now();
+    std::byte* device_keys = keys_in_.get(request.count * key_size, "keys");
+    std::byte* device_winners = keys_out_.get(taken * key_size, "top keys");
+    std::byte* temp = temp_.get(std::max<size_t>(temp_bytes, 1), "top-k scratch");
+    stats.setup_seconds += seconds_since(setup_start);
+    ChunkCopy up;
+    ChunkCopy select;
+    ChunkCopy down;
+    up.start.record(stream);
+    prims::check(cudaMemcpyAsync(device_keys, keys, request.count * key_size, cudaMemcpyHostToDevice, stream),
+                 "copying to the GPU");
+    up.stop.record(stream);
+    select.start.record(stream);
+    prims::check(device_top(request, temp, temp_bytes, device_keys, device_winners, stream), "selecting the top keys");
+    select.stop.record(stream);
+    down.start.record(stream);
+    prims::check(cudaMemcpyAsync(keys_out, device_winners, taken * key_size, cudaMemcpyDeviceToHost, stream),
+                 "copying from the GPU");
+    down.stop.record(stream);
+    gpu_->stream.synchronize("selecting the top keys");
+    stats.to_device_seconds += prims::Event::seconds_between(up.start, up.stop);
+    stats.to_device_copy_seconds += prims::Event::seconds_between(up.start, up.stop);
+    stats.sort_seconds += prims::Event::seconds_between(select.start, select.stop);
+    stats.to_host_seconds += prims::Event::seconds_between(down.start, down.stop);
+    stats.to_host_copy_seconds += prims::Event::seconds_between(down.start, down.stop);
+    stats.bytes_to_device += request.count * key_size;
+    stats.bytes_to_host += taken * key_size;
+  }
+
   HostBuffer allocate_staging(size_t bytes) override {
     auto pinned = std::make_shared<prims::PinnedBuffer>(std::max<size_t>(bytes, 1));
     char* data = static_cast<char*>(pinned->data());
@@ -419,6 +476,13 @@ class GpuBackend final : public SortBackend {
     prims::check(device_partition(request, nullptr, temp_bytes, nullptr, nullptr, nullptr, nullptr, nullptr,
                                   gpu_->stream.get()),
                  "sizing the partition's scratch");
+    return temp_bytes;
+  }
+
+  size_t top_temp_bytes(const TopRequest& request) {
+    size_t temp_bytes = 0;
+    prims::check(device_top(request, nullptr, temp_bytes, nullptr, nullptr, gpu_->stream.get()),
+                 "sizing the top-k's scratch");
     return temp_bytes;
   }
 

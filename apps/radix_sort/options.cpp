@@ -86,7 +86,8 @@ std::optional<Options> parse_options(int argc, const char* const* argv) {
       "  radix_sort data.npy -r -o data.npy                # descending, in place\n"
       "  radix_sort numbers.txt -c                         # exit 1 if not sorted\n"
       "  radix_sort keys.npy --values payload.npy --values-out payload.sorted.npy -o keys.sorted.npy\n"
-      "  radix_sort keys.npy --argsort -o order.npy        # u64 indices of the stable sort");
+      "  radix_sort keys.npy --argsort -o order.npy        # u64 indices of the stable sort\n"
+      "  radix_sort scores.f32.bin -t f32 --top 100 -r     # the 100 largest, largest first");
   Options options;
   std::string format = "auto";
   std::string values_format = "auto";
@@ -117,6 +118,10 @@ std::optional<Options> parse_options(int argc, const char* const* argv) {
   app.add_option("--values-type", values_type, "Element type of a binary or text values file (default i32)")
       ->check(CLI::IsMember(type_names()));
   app.add_flag("--argsort", options.argsort, "Write the stable sorting permutation (u64 indices) instead of the keys");
+  std::string top;
+  app.add_option("--top", top,
+                 "Write only the first K keys of the sorted order (with -r the K largest, largest first), without "
+                 "sorting the whole input: the file passes through the GPU once, in chunks where it is larger");
   app.add_flag("--stats", options.stats, "Print counts, min/max and a time breakdown on stderr");
   app.add_option("--backend", backend, "Where to sort: auto (the GPU, or the CPU where there is none), gpu, cpu")
       ->check(CLI::IsMember({"auto", "gpu", "cpu"}));
@@ -166,6 +171,17 @@ std::optional<Options> parse_options(int argc, const char* const* argv) {
     if (size.too_large) throw UsageError(fmt::format("{} '{}' is too large", name, *text));
     if (!size.bytes) throw UsageError(fmt::format("{} '{}' is not a size such as 512MiB or 6GiB", name, *text));
     *limit = size.bytes;
+  }
+  if (app.count("--top") > 0) {
+    // A count of keys: digits only (no sign, no unit), as head -n takes.
+    const bool digits = std::all_of(top.begin(), top.end(), [](char c) { return c >= '0' && c <= '9'; });
+    if (top.empty() || top.size() > 19 || !digits) {
+      throw UsageError(fmt::format("--top '{}' is not a count of keys such as 100", top));
+    }
+    options.top = std::stoull(top);
+    if (options.check || options.argsort || !options.values_input.empty()) {
+      throw UsageError("--top writes keys alone: it takes no --check, --argsort or --values");
+    }
   }
   if (progress && no_progress) throw UsageError("--progress and --no-progress exclude each other");
   options.progress = progress ? ProgressMode::Always : no_progress ? ProgressMode::Never : ProgressMode::Auto;

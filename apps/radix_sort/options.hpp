@@ -27,6 +27,7 @@ struct Options {
   Format values_format = Format::Auto;
   std::optional<KeyType> values_type;
   bool argsort = false;
+  std::optional<size_t> top;  // --top K: only the first K keys of the sorted order
   bool stats = false;
   Backend backend = Backend::Auto;
   unsigned threads = 1;

@@ -74,6 +74,21 @@ TEST(Cli, EveryOption) {
   EXPECT_EQ(parse({"k.npy", "-f", "npy", "-o", "k.npy"})->output, "k.npy");
 }
 
+TEST(Cli, TopTakesACountOfKeysAndKeysAlone) {
+  EXPECT_FALSE(parse({"a"})->top);
+  EXPECT_EQ(parse({"a", "--top", "100"})->top, size_t{100});
+  EXPECT_EQ(parse({"a", "--top", "0", "-r"})->top, size_t{0});
+  EXPECT_EQ(parse({"a", "--top", "18446744073709551"})->top, size_t{18446744073709551});
+  for (const char* bad : {"", "-1", "+5", "1e3", "10k", "abc", "12345678901234567890"}) {
+    EXPECT_EQ(usage_error({"a", "--top", bad}), std::string("--top '") + bad + "' is not a count of keys such as 100")
+        << bad;
+  }
+  const std::string alone = "--top writes keys alone: it takes no --check, --argsort or --values";
+  EXPECT_EQ(usage_error({"a", "--top", "5", "--check"}), alone);
+  EXPECT_EQ(usage_error({"a", "--top", "5", "--argsort"}), alone);
+  EXPECT_EQ(usage_error({"a", "--top", "5", "--values", "v", "--values-out", "w"}), alone);
+}
+
 TEST(Cli, HelpParsesToNothing) {
   testing::internal::CaptureStdout();
   EXPECT_FALSE(parse({"--help"}));

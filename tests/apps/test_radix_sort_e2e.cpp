@@ -48,6 +48,82 @@ TEST_P(RadixSortApp, SortsBinaryOfEveryTypeBothWays) {
   }
 }
 
+/// --top K writes the first min(K, n) keys of the stable sort: every type, both ways, K around 0 and n (equal keys,
+/// such as -0.0 and +0.0 or NaNs of different bits, keep their input order, as in the sort).
+TEST_P(RadixSortApp, TopWritesTheFirstKeysOfTheSortOfEveryTypeBothWays) {
+  const size_t n = 1000;
+  for (KeyType type : all_key_types) {
+    visit_key_type(type, [&](auto tag) {
+      using K = typename decltype(tag)::type;
+      const std::vector<K> keys = random_keys<K>(n, 11);
+      write_file(path("in.bin"), as_bytes(keys));
+      for (const bool descending : {false, true}) {
+        const std::vector<K> sorted = gather(keys, stable_order(keys, descending));
+        for (const size_t k : {size_t{0}, size_t{1}, size_t{37}, n - 1, n, n + 1}) {
+          const std::string arguments = "in.bin --type " + std::string(key_type_name(type)) + " --top " +
+                                        std::to_string(k) + " -o out.bin" + (descending ? " -r" : "");
+          const RunResult result = run(arguments);
+          ASSERT_EQ(result.status, 0) << arguments << ": " << result.err;
+          const std::vector<K> expected(sorted.begin(), sorted.begin() + static_cast<std::ptrdiff_t>(std::min(k, n)));
+          EXPECT_TRUE(same_bits(from_bytes<K>(read_file(path("out.bin"))), expected)) << arguments;
+        }
+      }
+    });
+  }
+}
+
+/// Text and npy inputs give text and npy outputs; an empty input gives an empty output.
+TEST_P(RadixSortApp, TopKeepsTheFormat) {
+  write_file(path("in.txt"), "5\n-3\n12\n7\n-3\n0\n");
+  RunResult result = run("in.txt --top 3 -o out.txt");
+  ASSERT_EQ(result.status, 0) << result.err;
+  EXPECT_EQ(read_file(path("out.txt")), "-3\n-3\n0\n");
+  result = run("in.txt --top 2 -r -o out.txt");
+  ASSERT_EQ(result.status, 0) << result.err;
+  EXPECT_EQ(read_file(path("out.txt")), "12\n7\n");
+
+  const std::vector<double> keys = random_keys<double>(5000, 4);
+  write_file(path("in.npy"), make_npy_header(KeyType::F64, keys.size()) + as_bytes(keys));
+  result = run("in.npy --top 100 -r -o out.npy");
+  ASSERT_EQ(result.status, 0) << result.err;
+  const std::string out = read_file(path("out.npy"));
+  const NpyHeader header = parse_npy_header(out, "out.npy");
+  EXPECT_EQ(header.type, KeyType::F64);
+  EXPECT_EQ(header.count, size_t{100});
+  const std::vector<double> sorted = gather(keys, stable_order(keys, true));
+  EXPECT_TRUE(same_bits(from_bytes<double>(std::string_view(out).substr(header.data_offset)),
+                        std::vector<double>(sorted.begin(), sorted.begin() + 100)));
+
+  write_file(path("empty.bin"), "");
+  result = run("empty.bin --type u32 --top 10 -o out.bin");
+  ASSERT_EQ(result.status, 0) << result.err;
+  EXPECT_TRUE(fs::exists(path("out.bin")));
+  EXPECT_EQ(read_file(path("out.bin")), "");
+}
+
+/// Under a small memory budget the input goes through in chunks, each chunk's top taken with the winners so far.
+TEST_P(RadixSortApp, TopStreamsALargeInputInChunks) {
+  const size_t n = 600001;
+  std::vector<uint32_t> keys = random_keys<uint32_t>(n, 8);
+  for (size_t i = 0; i < n; i += 3) keys[i] %= 1000;  // many equal keys among the smallest
+  write_file(path("in.bin"), as_bytes(keys));
+  for (const bool descending : {false, true}) {
+    const RunResult result =
+        run(std::string("in.bin --type u32 --top 2500 --gpu-memory 4MiB --stats -o out.bin") + (descending ? " -r" : ""));
+    ASSERT_EQ(result.status, 0) << result.err;
+    EXPECT_NE(result.err.find(" chunks of up to "), std::string::npos) << result.err;
+    const std::vector<uint32_t> sorted = gather(keys, stable_order(keys, descending));
+    EXPECT_TRUE(same_bits(from_bytes<uint32_t>(read_file(path("out.bin"))),
+                          std::vector<uint32_t>(sorted.begin(), sorted.begin() + 2500)));
+  }
+}
+
+/// A K whose winners alone pass the memory budget is one error line, and leaves the target as it was.
+TEST_P(RadixSortApp, TopBeyondTheBudgetIsOneError) {
+  write_file(path("in.bin"), as_bytes(random_keys<uint64_t>(200000, 2)));
+  expect_failure_leaving_target("in.bin --type u64 --top 150000 --gpu-memory 1MiB -o out", "--top 150000: ");
+}
+
 TEST_P(RadixSortApp, SortsMoreThanOneStagingChunk) { expect_binary_sort<uint64_t>(9'000'001, false); }
 
 TEST_P(RadixSortApp, SortsNpyAndWritesNpy) {
