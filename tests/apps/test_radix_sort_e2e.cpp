@@ -101,9 +101,10 @@ TEST_P(RadixSortApp, TopKeepsTheFormat) {
   EXPECT_EQ(read_file(path("out.bin")), "");
 }
 
-/// Under a small memory budget the input goes through in chunks, each chunk's top taken with the winners so far.
+/// Under a memory budget smaller than the keys the input goes through in chunks, each chunk's top taken with the
+/// winners so far.
 TEST_P(RadixSortApp, TopStreamsALargeInputInChunks) {
-  const size_t n = 600001;
+  const size_t n = 3000001;  // 12 MB of keys under a 4 MiB budget
   std::vector<uint32_t> keys = random_keys<uint32_t>(n, 8);
   for (size_t i = 0; i < n; i += 3) keys[i] %= 1000;  // many equal keys among the smallest
   write_file(path("in.bin"), as_bytes(keys));
