@@ -25,7 +25,6 @@
 #include "prims/device/detail/top_k_kernels.cuh"
 #include "prims/util/launch.cuh"
 #include "prims/util/radix_key.cuh"
-#include "prims/warp/match.cuh"
 #include "prims/warp/scan.cuh"
 
 namespace prims::detail {
@@ -81,20 +80,25 @@ struct SegmentedTopKBlock {
     __syncthreads();
     const Bits prefix = storage.prefix;
     const Bits mask = storage.mask;
-    for (unsigned base = 0; base < source.count; base += kThreads) {
-      const unsigned i = base + threadIdx.x;
-      bool match = false;
-      unsigned digit = 0;
-      if (i < source.count) {
-        const Bits bits = bits_of(source.key(i));
-        match = (bits & mask) == prefix;
-        digit = static_cast<unsigned>(bits >> shift) & (kDigits - 1);
+    // kItems keys a thread in flight, each load striding over the block: a long segment read one key a thread at a
+    // time waited on every load (its rounds ran at about a third of the memory's rate).
+    for (unsigned base = 0; base < source.count; base += kThreads * kItems) {
+      K items[kItems];
+#pragma unroll
+      for (int j = 0; j < kItems; ++j) {
+        const unsigned i = base + j * kThreads + threadIdx.x;
+        if (i < source.count) items[j] = source.key(i);
       }
-      // Lanes of one digit add once: keys crowd into few digits (floats share their exponents).
-      const unsigned matching = __ballot_sync(0xffffffffu, match);
-      const unsigned peers = warp::lanes_with_same_value<Policy::radix_bits>(digit) & matching;
-      if (match && (threadIdx.x % warp::kWarpThreads) == static_cast<unsigned>(__ffs(peers) - 1)) {
-        atomicAdd(&storage.histogram[digit], static_cast<unsigned>(__popc(peers)));
+#pragma unroll
+      for (int j = 0; j < kItems; ++j) {
+        const unsigned i = base + j * kThreads + threadIdx.x;
+        if (i < source.count) {
+          const Bits bits = bits_of(items[j]);
+          // An increment whose result is unused: the hardware adds a warp's lanes of one digit at once
+          // (ATOMS.POPC.INC), so keys that crowd into few digits (floats share their exponents) cost no more.
+          const unsigned digit = static_cast<unsigned>(bits >> shift) & (kDigits - 1);
+          if ((bits & mask) == prefix) atomicAdd(&storage.histogram[digit], 1u);
+        }
       }
     }
     __syncthreads();
