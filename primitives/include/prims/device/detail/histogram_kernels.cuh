@@ -238,8 +238,9 @@ struct SharedBins {
   __device__ unsigned my_copy() const {
     return static_cast<unsigned>(__cvta_generic_to_shared(counts)) + (threadIdx.x & (copies() - 1)) * 4u;
   }
-  /// One more sample in `bin` (num_bins for one outside). A 32-bit shared address, one multiply-add from the bin
-  /// (a shift and an add cost 13% at 8-bit samples), and no returned value (the generic atomicAdd cost a tenth).
+  /// One more sample in `bin` (num_bins for one outside): a 32-bit shared address made by one multiply-add from the
+  /// bin (a shift and an add by the copy count cost more at 8-bit samples), and no returned value (cheaper than the
+  /// generic atomicAdd; docs/design-notes.md, "Histograms").
   __device__ void add(unsigned my_copy, unsigned bin_stride, int bin) const {
     asm volatile("red.shared.add.u32 [%0], 1;" : : "r"(my_copy + static_cast<unsigned>(bin) * bin_stride) : "memory");
   }
@@ -306,7 +307,7 @@ __global__ void __launch_bounds__(Policy::block_threads)
   if constexpr (kVectorSamples<SampleIt>) {
     if (head < n) {
       // Raw 16-byte words, samples taken out only once every load of the step is issued (loaded as Vector<Sample>,
-      // each load's samples were unpacked before the next load went out: 37% slower at 8-bit samples).
+      // each load's samples were unpacked inside its bounds branch, before the next load went out).
       constexpr int kPerVector = kVectorItems<Sample>;
       const size_t vectors = (n - head) / kPerVector;
       const uint4* vectors_in = reinterpret_cast<const uint4*>(samples + head);

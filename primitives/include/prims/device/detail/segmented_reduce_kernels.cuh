@@ -224,8 +224,8 @@ cudaError_t dispatch_segmented_reduce(void* temp, size_t& temp_bytes, InIt in, O
   const auto blocks_kernel = segmented_reduce_blocks_kernel<Policy, false, InIt, OutIt, Offset, Op, T>;
   size_t resident = 0;
   PRIMS_TRY(resident_blocks(blocks_kernel, Policy::block_threads, 0, resident));
-  // A block a segment costs one launch; the warps' way two, and it pays only where the segments take several of the
-  // device's fills of blocks (1024 segments of 256 items: 7.8 us the warps' way, 4.9 us for CUB's block a segment).
+  // A block a segment costs one launch, the warps' way two: the warps pay only where the segments take several of
+  // the device's fills of blocks (docs/design-notes.md, "Segmented reduce").
   if (num_segments <= Policy::block_a_segment_fills * resident) {
     return launch(blocks_kernel, static_cast<unsigned>(num_segments), Policy::block_threads, 0, stream, in, out,
                   num_segments, begin_offsets, end_offsets, op, init, nullptr, nullptr);

@@ -81,7 +81,7 @@ struct SegmentedTopKBlock {
     const Bits prefix = storage.prefix;
     const Bits mask = storage.mask;
     // kItems keys a thread in flight, each load striding over the block: a long segment read one key a thread at a
-    // time waited on every load (its rounds ran at about a third of the memory's rate).
+    // time waited on every load (docs/design-notes.md, "Top-k").
     for (unsigned base = 0; base < source.count; base += kThreads * kItems) {
       K items[kItems];
 #pragma unroll
