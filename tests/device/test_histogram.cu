@@ -213,6 +213,33 @@ TEST(Histogram, RangeEverySizeAndLevels) {
 }
 
 /// Every sample in one bin (the shared-memory atomics all on one address), and zero samples (counters zeroed).
+/// Runs of one value (a 16-byte vector of them is counted with one atomic): runs of 1 to 64 samples at any offset,
+/// values inside and outside the bins, shift, general and range binning, NaN runs.
+TEST(Histogram, RunsOfOneValue) {
+  PRIMS_REQUIRE_GPU();
+  std::mt19937 rng(17);
+  const auto runs = [&](size_t n, auto draw) {
+    std::vector<decltype(draw())> samples;
+    while (samples.size() < n) samples.insert(samples.end(), 1 + rng() % 64, draw());
+    samples.resize(n);
+    return samples;
+  };
+  const size_t n = 300007;
+  const auto bytes = runs(n, [&] { return static_cast<uint8_t>(rng()); });
+  const auto shorts = runs(n, [&] { return static_cast<uint16_t>(rng() % 3000); });
+  const auto ints = runs(n, [&] { return static_cast<int32_t>(rng() % 5000) - 1000; });
+  for (const size_t offset : {size_t{0}, size_t{3}}) {
+    SCOPED_TRACE(::testing::Message() << "offset " << offset);
+    check_even<uint8_t, unsigned>(bytes, 256, 0, 256, offset);    // shift binning
+    check_even<uint8_t, unsigned>(bytes, 64, 32, 200, offset);    // general binning, values outside
+    check_even<uint16_t, unsigned>(shorts, 1024, 0, 2048, offset);  // shift binning, values outside
+    check_even<int32_t, int>(ints, 100, 0, 3000, offset);
+  }
+  std::vector<float> floats = runs(n, [&] { return static_cast<float>(rng() % 1000) / 100.0f - 2.0f; });
+  for (size_t i = 0; i < 64; ++i) floats[1000 + i] = std::numeric_limits<float>::quiet_NaN();
+  check_range(floats, std::vector<float>{-1.0f, 0.0f, 0.5f, 2.0f, 7.5f});
+}
+
 TEST(Histogram, OneBinHoldsEverySampleAndEmptyInputZeroes) {
   PRIMS_REQUIRE_GPU();
   const size_t n = (size_t{1} << 22) + 3;

@@ -208,6 +208,15 @@ __device__ __forceinline__ Sample sample_in_vector(const uint4& vector, int k) {
   return x;
 }
 
+/// Whether every sample of a 16-byte vector (Sample of 1, 2, 4 or 8 bytes) has the same bits.
+template <class Sample>
+__device__ __forceinline__ bool one_value_in_vector(const uint4& v) {
+  const bool words_equal = sizeof(Sample) == 8 ? (v.x == v.z && v.y == v.w) : (v.x == v.y && v.y == v.z && v.z == v.w);
+  if constexpr (sizeof(Sample) == 1) return words_equal && v.x == __byte_perm(v.x, 0, 0x0000);
+  if constexpr (sizeof(Sample) == 2) return words_equal && v.x == __byte_perm(v.x, 0, 0x1010);
+  return words_equal;
+}
+
 /// A block's bins in shared memory, `copies` (a power of two) of each: bin b's copy c at counts[b * copies + c],
 /// with one more bin (num_bins) for the samples outside, never added to the output, so that counting takes no
 /// branch. Lane l adds to copy l % copies.
@@ -243,6 +252,11 @@ struct SharedBins {
   /// generic atomicAdd; docs/design-notes.md, "Histograms").
   __device__ void add(unsigned my_copy, unsigned bin_stride, int bin) const {
     asm volatile("red.shared.add.u32 [%0], 1;" : : "r"(my_copy + static_cast<unsigned>(bin) * bin_stride) : "memory");
+  }
+  /// `count` more samples in `bin`.
+  __device__ void add(unsigned my_copy, unsigned bin_stride, int bin, unsigned count) const {
+    asm volatile("red.shared.add.u32 [%0], %1;" : : "r"(my_copy + static_cast<unsigned>(bin) * bin_stride),
+                 "r"(count) : "memory");
   }
 
   /// Adds every bin's copies to histogram[bin], one global atomic a nonzero bin. The block must be synchronized
@@ -321,6 +335,14 @@ __global__ void __launch_bounds__(Policy::block_threads)
 #pragma unroll
         for (int j = 0; j < kVectorLoads; ++j) {
           if (base + j * grid_threads < vectors) {
+            if constexpr (PRIVATIZED) {
+              // A vector of one value (flat regions of an image, say) is one atomic of kPerVector.
+              if (one_value_in_vector<Sample>(loaded[j])) {
+                bins.add(my_copy, bin_stride, binning(sample_in_vector<Sample>(loaded[j], 0), shared_levels),
+                         kPerVector);
+                continue;
+              }
+            }
 #pragma unroll
             for (int k = 0; k < kPerVector; ++k) count(sample_in_vector<Sample>(loaded[j], k));
           }
