@@ -5,9 +5,10 @@
 // rounds read the input), pairs whose values carry their index, and 2^26 keys. Outputs are poisoned first: nothing
 // past min(k, n) may be written.
 // segmented_top_k_keys / _pairs the same way, segment by segment: rows of length 0, shorter than k, around the
-// select's shared buffer (2048 keys of up to 4 bytes, 1024 of 8) and long (131072: the rounds read global memory
-// until the candidates fit), gaps between rows and rows out of order, every key type, ties, special floats; a short
-// row's slots past its length must stay untouched.
+// select's chunk (2048 keys of up to 4 bytes, 1024 of 8) and shared buffer (4096, 3072) and long (131072: the
+// buffer is reduced mid-row), k sorted in the block (up to 256), kept in the shared buffer or in temporary storage,
+// rows in sorted order (every key passes the threshold), gaps between rows and rows out of order, every key type,
+// ties, special floats; a short row's slots past its length must stay untouched.
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
@@ -283,11 +284,35 @@ TYPED_TEST(SegmentedTopKTyped, RowsOfEveryLength) {
   for (const bool reversed : {false, true}) {
     const Rows rows = rows_of(lengths, reversed ? 3 : 0, reversed);
     const std::vector<K> keys = prims::test::random_keys<K>(rows.total, 31 + rows.total);
-    for (size_t k : {size_t{1}, size_t{50}, size_t{64}, size_t{3000}}) {
+    // k up to a block's threads is sorted in the block, up to the shared buffer less a chunk kept in it, and
+    // larger k kept in temporary storage.
+    for (size_t k : {size_t{1}, size_t{50}, size_t{64}, size_t{256}, size_t{257}, size_t{3000}}) {
       for (Order order : {Order::Descending, Order::Ascending}) {
         check_segmented_top_k(keys, rows.begins, rows.ends, k, order, "random bits");
       }
     }
+  }
+}
+
+TYPED_TEST(SegmentedTopKTyped, EveryKeyBeatsTheOnesBefore) {
+  PRIMS_REQUIRE_GPU();
+  using K = TypeParam;
+  // Rows in sorted order, each key better than the ones before it (or equal): no threshold holds a key back, and
+  // the buffer fills and is reduced again and again.
+  const Rows rows = rows_of({131072, 9000, 4097}, 5, false);
+  std::vector<K> keys = prims::test::random_keys<K>(rows.total, 17);
+  for (size_t r = 0; r < rows.begins.size(); ++r) {
+    std::vector<K> row(keys.begin() + rows.begins[r], keys.begin() + rows.ends[r]);
+    const std::vector<size_t> ascending = prims::test::reference_sort_permutation(row, Order::Ascending, 0, 8 * sizeof(K));
+    for (size_t i = 0; i < row.size(); ++i) keys[rows.begins[r] + i] = row[ascending[i]];
+  }
+  std::vector<K> reversed = keys;
+  for (size_t r = 0; r < rows.begins.size(); ++r) {
+    std::reverse(reversed.begin() + rows.begins[r], reversed.begin() + rows.ends[r]);
+  }
+  for (size_t k : {size_t{50}, size_t{700}, size_t{3000}}) {
+    check_segmented_top_k(keys, rows.begins, rows.ends, k, Order::Descending, "ascending rows");
+    check_segmented_top_k(reversed, rows.begins, rows.ends, k, Order::Ascending, "descending rows");
   }
 }
 

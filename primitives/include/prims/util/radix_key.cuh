@@ -113,14 +113,10 @@ struct RadixKey {
   PRIMS_HOST_DEVICE static Bits ordered_bits(K key) {
     const Bits bits = raw_bits(key);
     if constexpr (std::is_floating_point_v<K>) {
+      // Selects, no branches: kernels that turn every key (top-k's selects) take a few instructions a key.
       const Bits magnitude = static_cast<Bits>(bits & ~kSignBit);
-      if (magnitude > kInfinityBits) {
-        return static_cast<Bits>(~Bits{0});
-      }
-      if (magnitude == 0) {
-        return kSignBit;
-      }
-      return (bits & kSignBit) ? static_cast<Bits>(~bits) : static_cast<Bits>(bits | kSignBit);
+      const Bits ordered = magnitude == 0 ? kSignBit : plain_ordered_bits(key);
+      return magnitude > kInfinityBits ? static_cast<Bits>(~Bits{0}) : ordered;
     } else if constexpr (std::is_signed_v<K>) {
       return static_cast<Bits>(bits ^ kSignBit);
     } else {

@@ -1,17 +1,24 @@
 #pragma once
-// Segmented top-k (device/top_k.cuh has the contract): one block a segment selects its min(k, length) winners, equal
-// keys in input order, into k slots of a buffer in temporary storage; then the segmented radix sort sorts each
-// segment's winners into keys_out[i * k ...] (stable, so equal keys stay in input order).
+// Segmented top-k (device/top_k.cuh has the contract): one block a segment reads it once, in chunks of
+// block_threads * items_per_thread keys, and keeps in a buffer, in input order and with their positions, only the
+// keys that can still win.
 //
-// A block's select is a radix select on the selection bits (top_k_kernels.cuh's top_k_bits), a digit (8 bits) a
-// round from the top: the digits of the keys that match the threshold's digits so far (the candidates) are counted
-// in shared memory, and the digit that holds the next winner joins the threshold; the candidates of lower digits
-// are winners. The rounds read the segment from global memory until its candidates fit a shared buffer; then one
-// pass in input order writes the winners found so far and copies the candidates (with their positions) into the
-// buffer, and the later rounds read only the buffer, which each round compacts in place to its new candidates. A
-// segment that fits is copied before the first round. Last, a pass in input order over the buffer (or the segment,
-// where it never fitted) writes the candidates below the threshold and the first ones equal to it. Segments hold
-// fewer than 2^32 keys.
+// Until the buffer first overflows every key is kept. When a chunk would overflow it, the buffer is reduced to its
+// min(k, length) winners by a radix select on the selection bits (top_k_kernels.cuh's top_k_bits: smaller wins),
+// a digit (8 bits) a round from the top: the candidates' digits are counted in shared memory and the digit that
+// holds the next winner joins the threshold, until a digit's candidates are all needed or the last digit is known.
+// One pass in input order then compacts the buffer to the keys below the threshold and the first ones equal to it.
+// From then on a key is kept only if it could beat the k-th of those winners: below the threshold, or equal to it
+// where the threshold stopped short of the last digit (a later key equal to a settled k-th key loses the tie).
+// At the end of the segment one more reduction leaves its winners at the buffer's front, in input order.
+//
+// Random keys overflow the buffer about once a segment, and few keys pass the threshold after that: the segment is
+// read once from global memory. The buffer is shared memory while k leaves room in it for a chunk; for larger k it
+// is a slice of temporary storage a block (the blocks are persistent then, so slices are few).
+//
+// Winners of k up to block_threads are sorted in the block: each thread takes one and counts the winners that come
+// before it (smaller selection bits, or equal and earlier). Larger k writes the winners into k slots a segment, which
+// the segmented radix sort then sorts (stable, so equal keys stay in input order). Segments hold fewer than 2^32 keys.
 
 #include <cuda_runtime.h>
 
@@ -20,7 +27,6 @@
 #include <cstddef>
 #include <type_traits>
 
-#include "prims/block/scan.cuh"
 #include "prims/device/detail/segmented_radix_sort_dispatch.cuh"
 #include "prims/device/detail/top_k_kernels.cuh"
 #include "prims/util/launch.cuh"
@@ -29,76 +35,144 @@
 
 namespace prims::detail {
 
-/// Where a select pass reads: the segment in global memory, or the block's buffer of candidates.
-template <class K>
-struct SelectSource {
-  const K* keys;                // the segment's keys, or the buffer's
-  const unsigned* positions;    // the buffer's positions in the segment; null for the segment itself
-  unsigned count;
+/// The keys a segment still keeps: all of them (none found yet), or those whose masked selection bits are below
+/// `prefix`, or equal to it where the mask stops short of the last bit.
+template <class Bits>
+struct TopKThreshold {
+  Bits prefix;
+  Bits mask;
+  bool set;
 
-  __device__ K key(unsigned i) const { return keys[i]; }
-  __device__ unsigned position(unsigned i) const { return positions == nullptr ? i : positions[i]; }
+  __device__ bool keeps(Bits bits) const {
+    const Bits masked = static_cast<Bits>(bits & mask);
+    return !set || masked < prefix || (masked == prefix && mask != static_cast<Bits>(~Bits{0}));
+  }
 };
 
-template <class Policy, class K, class V>
+template <class Policy, class K, class V, bool SHARED_BUFFER>
 struct SegmentedTopKBlock {
   using Bits = typename RadixKey<K>::Bits;
-  using Counts = TopKCounts<unsigned>;
-  using BlockScan = block::Scan<Counts, Policy::block_threads>;
   static constexpr int kThreads = Policy::block_threads;
   static constexpr int kItems = Policy::items_per_thread;
-  static constexpr int kDigits = 1 << Policy::radix_bits;
-  static constexpr int kBufferKeys = Policy::buffer_keys;
+  static constexpr unsigned kChunk = static_cast<unsigned>(kThreads) * kItems;
+  static constexpr int kWarps = kThreads / warp::kWarpThreads;
+  static constexpr int kRadixBits = Policy::radix_bits;
+  static constexpr int kDigits = 1 << kRadixBits;
+  static constexpr unsigned kSharedBuffer = Policy::buffer_keys;
   static constexpr bool kValues = kHasValues<V>;
+  static_assert(kThreads % warp::kWarpThreads == 0 && kWarps >= 2, "two warps or more a block");
+  static_assert(kSharedBuffer >= 2 * kChunk, "the shared buffer holds two chunks");
+  static_assert(RadixKey<K>::kBits % kRadixBits == 0, "whole digits");
 
   struct Storage {
-    K buffer_keys[kBufferKeys];
-    unsigned buffer_positions[kBufferKeys];
-    unsigned histogram[kDigits];
-    typename BlockScan::TempStorage scan;
+    Bits bits[SHARED_BUFFER ? kSharedBuffer : 1];  // the kept keys' selection bits
+    unsigned positions[SHARED_BUFFER ? kSharedBuffer : 1];
+    /// Rounds count into the two in turn: a round clears the other one for the next. Keys that do not match the
+    /// prefix count in the extra bin, so that counting has no branch.
+    unsigned histograms[2][kDigits + 1];
+    /// The winners in no order, with their positions, when the block sorts them (k up to kThreads).
+    Bits list_bits[kThreads];
+    unsigned list_positions[kThreads];
+    unsigned list_count;
+    /// rank(): each warp's count of flagged items, by kind and item, then their exclusive scan; two sets, used in
+    /// turn, so that a call's counts are not overwritten while a slower thread still reads the previous call's.
+    unsigned warp_counts[2][2][kItems][kWarps];
+    unsigned totals[2][2];
     Bits prefix;
     Bits mask;
-    unsigned need;        // winners still to take among the candidates
-    unsigned candidates;  // keys that match the prefix
-    unsigned buffered;    // keys in the buffer (the candidates when they were copied)
-    unsigned written;     // winners written so far
+    unsigned need;  // winners still to take among the keys that match the prefix
     bool done;
+    bool all_equal_win;  // every key that matches the settled prefix is a winner
   };
 
   Storage& storage;
-  const K* keys;      // the segment's
-  const V* values;    // the segment's (NoValues: unused)
-  K* winner_keys;     // its k slots
-  V* winner_values;
+  Bits* buffer_bits;  // storage.bits, or the block's slice of temporary storage
+  unsigned* buffer_positions;
+  unsigned capacity;
   Order order;
+  int rank_set = 0;
+  /// Until the first reduction the buffer holds every key read, in order: histogram 0 holds their top digits (the
+  /// first round's counts), and a key's position is its index (positions are written from the first compaction).
+  bool every_key_kept = true;
 
   __device__ Bits bits_of(K key) const { return top_k_bits(key, order); }
+  __device__ Bits& bits_at(unsigned i) const { return SHARED_BUFFER ? storage.bits[i] : buffer_bits[i]; }
+  __device__ unsigned position(unsigned i) const { return every_key_kept ? i : position_at(i); }
+  __device__ unsigned& position_at(unsigned i) const {
+    return SHARED_BUFFER ? storage.positions[i] : buffer_positions[i];
+  }
 
-  /// Counts digit `shift` of the candidates in `source` and moves the threshold to the digit of the next winner.
-  __device__ void round(const SelectSource<K>& source, int shift) const {
-    for (int d = threadIdx.x; d < kDigits; d += kThreads) storage.histogram[d] = 0;
+  /// Ranks the flagged items of a chunk held striped (item j of thread t is the chunk's key j * kThreads + t) in
+  /// input order: `before` gets, for every item and kind, how many items of that kind come before it in the chunk,
+  /// `total` how many the chunk has.
+  template <int KINDS, int ITEMS>
+  __device__ void rank(const bool (&flags)[KINDS][ITEMS], unsigned (&before)[KINDS][ITEMS],
+                       unsigned (&total)[KINDS]) {
+    static_assert(ITEMS <= kItems, "the counts hold kItems items a thread");
+    static_assert(KINDS <= 2, "one warp scans each kind");
+    const unsigned lane = threadIdx.x % warp::kWarpThreads;
+    const unsigned warp_id = threadIdx.x / warp::kWarpThreads;
+    auto& counts = storage.warp_counts[rank_set];
+#pragma unroll
+    for (int kind = 0; kind < KINDS; ++kind) {
+#pragma unroll
+      for (int j = 0; j < ITEMS; ++j) {
+        const unsigned ballot = __ballot_sync(~0u, flags[kind][j]);
+        before[kind][j] = __popc(ballot & ((1u << lane) - 1u));
+        if (lane == 0) counts[kind][j][warp_id] = __popc(ballot);
+      }
+    }
     __syncthreads();
+    if (warp_id < KINDS) {
+      // Warp `kind` scans its kind's counts in (item, warp) order: input order.
+      constexpr int kCounts = ITEMS * kWarps;
+      constexpr int kPerLane = (kCounts + warp::kWarpThreads - 1) / warp::kWarpThreads;
+      unsigned* list = &counts[warp_id][0][0];
+      unsigned mine[kPerLane];
+      unsigned sum = 0;
+#pragma unroll
+      for (int p = 0; p < kPerLane; ++p) {
+        const unsigned i = lane * kPerLane + p;
+        mine[p] = i < kCounts ? list[i] : 0u;
+        sum += mine[p];
+      }
+      unsigned all = 0;
+      unsigned running = warp::inclusive_scan_shuffle(sum, Sum{}, all) - sum;
+#pragma unroll
+      for (int p = 0; p < kPerLane; ++p) {
+        const unsigned i = lane * kPerLane + p;
+        if (i < kCounts) list[i] = running;
+        running += mine[p];
+      }
+      if (lane == 0) storage.totals[rank_set][warp_id] = all;
+    }
+    __syncthreads();
+#pragma unroll
+    for (int kind = 0; kind < KINDS; ++kind) {
+#pragma unroll
+      for (int j = 0; j < ITEMS; ++j) before[kind][j] += counts[kind][j][warp_id];
+      total[kind] = storage.totals[rank_set][kind];
+    }
+    rank_set ^= 1;
+  }
+
+  /// Round r: counts digit `shift` of the buffer's candidates (the keys that match the prefix) into histogram
+  /// r % 2 (unless COUNTED: it holds them), and moves the threshold to the digit that holds the next winner.
+  /// Histogram r % 2 was cleared before.
+  template <bool COUNTED>
+  __device__ void round(unsigned count, int shift, int r) {
+    unsigned* histogram = storage.histograms[r & 1];
+    for (int d = threadIdx.x; d <= kDigits; d += kThreads) storage.histograms[(r + 1) & 1][d] = 0;
     const Bits prefix = storage.prefix;
     const Bits mask = storage.mask;
-    // kItems keys a thread in flight, each load striding over the block: a long segment read one key a thread at a
-    // time waited on every load (docs/design-notes.md, "Top-k").
-    for (unsigned base = 0; base < source.count; base += kThreads * kItems) {
-      K items[kItems];
-#pragma unroll
-      for (int j = 0; j < kItems; ++j) {
-        const unsigned i = base + j * kThreads + threadIdx.x;
-        if (i < source.count) items[j] = source.key(i);
-      }
-#pragma unroll
-      for (int j = 0; j < kItems; ++j) {
-        const unsigned i = base + j * kThreads + threadIdx.x;
-        if (i < source.count) {
-          const Bits bits = bits_of(items[j]);
-          // An increment whose result is unused: the hardware adds a warp's lanes of one digit at once
-          // (ATOMS.POPC.INC), so keys that crowd into few digits (floats share their exponents) cost no more.
-          const unsigned digit = static_cast<unsigned>(bits >> shift) & (kDigits - 1);
-          if ((bits & mask) == prefix) atomicAdd(&storage.histogram[digit], 1u);
-        }
+    if constexpr (!COUNTED) {
+#pragma unroll 4
+      for (unsigned i = threadIdx.x; i < count; i += kThreads) {
+        const Bits bits = bits_at(i);
+        // An increment whose result is unused: the hardware adds a warp's lanes of one bin at once
+        // (ATOMS.POPC.INC), so keys that crowd into few digits (floats share their exponents) cost no more.
+        atomicAdd(&histogram[(bits & mask) == prefix ? static_cast<unsigned>(bits >> shift) & (kDigits - 1) : kDigits],
+                  1u);
       }
     }
     __syncthreads();
@@ -109,7 +183,7 @@ struct SegmentedTopKBlock {
       unsigned sum = 0;
 #pragma unroll
       for (int j = 0; j < kPerLane; ++j) {
-        counts[j] = storage.histogram[lane * kPerLane + j];
+        counts[j] = histogram[lane * kPerLane + j];
         sum += counts[j];
       }
       unsigned total = 0;
@@ -125,7 +199,7 @@ struct SegmentedTopKBlock {
             storage.prefix = static_cast<Bits>(prefix | (digit << shift));
             storage.mask = static_cast<Bits>(mask | (static_cast<Bits>(kDigits - 1) << shift));
             storage.need = need - before;
-            storage.candidates = counts[j];
+            storage.all_equal_win = counts[j] == need - before;
             storage.done = counts[j] == need - before || shift == 0;
           }
           before += counts[j];
@@ -135,168 +209,344 @@ struct SegmentedTopKBlock {
     __syncthreads();
   }
 
-  /// One pass in input order over `source`: the candidates below the threshold are written as winners; those equal
-  /// to it are kept in the buffer (KEEP: the source may be the buffer itself, compacted in place) or, the first
-  /// `need` of them, written as winners. Each chunk's keys are held in registers across the block scan, so in
-  /// place no write overtakes a read (a kept key's new index is never above its old one).
-  template <bool KEEP>
-  __device__ void ordered_pass(const SelectSource<K>& source) const {
-    const Bits prefix = storage.prefix;
-    const Bits mask = storage.mask;
-    const unsigned need = storage.need;
-    unsigned written = storage.written;
-    unsigned equal_seen = 0;
-    constexpr unsigned kChunk = static_cast<unsigned>(kThreads) * kItems;
-    for (unsigned chunk = 0; chunk < source.count; chunk += kChunk) {
-      const unsigned first = chunk + threadIdx.x * kItems;
-      K items[kItems];
-      unsigned positions[kItems];
-      bool below[kItems];
-      bool equal[kItems];
-      Counts count{0, 0};
-#pragma unroll
-      for (int j = 0; j < kItems; ++j) {
-        const unsigned i = first + j;
-        below[j] = false;
-        equal[j] = false;
-        if (i < source.count) {
-          items[j] = source.key(i);
-          positions[j] = source.position(i);
-          const Bits bits = static_cast<Bits>(bits_of(items[j]) & mask);
-          below[j] = bits < prefix;
-          equal[j] = bits == prefix;
-        }
-        count.below += below[j] ? 1u : 0u;
-        count.equal += equal[j] ? 1u : 0u;
-      }
-      Counts total;
-      Counts offset = BlockScan(storage.scan).exclusive_scan(count, Sum{}, Counts{0, 0}, total);
-#pragma unroll
-      for (int j = 0; j < kItems; ++j) {
-        if (below[j]) {
-          write_winner(written + offset.below++, items[j], positions[j]);
-        } else if (equal[j]) {
-          const unsigned rank = equal_seen + offset.equal++;
-          if constexpr (KEEP) {
-            storage.buffer_keys[rank] = items[j];
-            storage.buffer_positions[rank] = positions[j];
-          } else if (rank < need) {
-            write_winner(written + total.below + (rank - equal_seen), items[j], positions[j]);
-          }
-        }
-      }
-      // The winners below come first in every chunk, then (not KEEP) the equal ones taken.
-      written += total.below;
-      if constexpr (!KEEP) written += equal_seen < need ? min(total.equal, need - equal_seen) : 0u;
-      equal_seen += total.equal;
-      __syncthreads();  // the scan storage is reused
+  /// The threshold of the buffer's `count` keys' `need` winners (count > need), in storage.prefix, mask, need
+  /// (the winners among the keys equal to the prefix) and all_equal_win.
+  __device__ void find_threshold(unsigned count, unsigned need) {
+    if (!every_key_kept) {
+      for (int d = threadIdx.x; d <= kDigits; d += kThreads) storage.histograms[0][d] = 0;
     }
     if (threadIdx.x == 0) {
-      storage.written = written;
-      if constexpr (KEEP) storage.buffered = equal_seen;
+      storage.prefix = 0;
+      storage.mask = 0;
+      storage.need = need;
+      storage.done = false;
+      storage.list_count = 0;
     }
-    __syncthreads();
+    __syncthreads();  // also orders the buffer's last writes before the rounds read it
+    int shift = RadixKey<K>::kBits - kRadixBits;
+    if (every_key_kept) {
+      round<true>(count, shift, 0);
+    } else {
+      round<false>(count, shift, 0);
+    }
+    for (int r = 1; !storage.done; ++r) {
+      shift -= kRadixBits;
+      round<false>(count, shift, r);
+    }
   }
 
-  __device__ void write_winner(unsigned slot, K key, unsigned position) const {
-    winner_keys[slot] = key;
-    if constexpr (kValues) winner_values[slot] = values[position];
+  /// Reduces the buffer's `count` keys (more than `need`) to their `need` winners, kept at its front in input
+  /// order, and returns the threshold that later keys must pass.
+  __device__ TopKThreshold<Bits> reduce(unsigned count, unsigned need) {
+    find_threshold(count, need);
+    return compact(count);
+  }
+
+  /// The compaction of reduce(), after find_threshold().
+  __device__ TopKThreshold<Bits> compact(unsigned count) {
+    const Bits prefix = storage.prefix;
+    const Bits mask = storage.mask;
+    const unsigned need_equal = storage.need;
+    // In place: a chunk's keys are read before its ranks' barriers, and a kept key's new index is never above its
+    // old one, so no write reaches a key not yet read.
+    unsigned below_seen = 0;
+    unsigned equal_seen = 0;
+    constexpr int kCompactItems = Policy::compact_items_per_thread;
+    for (unsigned chunk = 0; chunk < count; chunk += kThreads * kCompactItems) {
+      Bits items[kCompactItems];
+      unsigned positions[kCompactItems];
+      bool flags[2][kCompactItems];
+#pragma unroll
+      for (int j = 0; j < kCompactItems; ++j) {
+        const unsigned i = chunk + j * kThreads + threadIdx.x;
+        flags[0][j] = false;
+        flags[1][j] = false;
+        if (i < count) {
+          items[j] = bits_at(i);
+          positions[j] = position(i);
+          const Bits masked = static_cast<Bits>(items[j] & mask);
+          flags[0][j] = masked < prefix;
+          flags[1][j] = masked == prefix;
+        }
+      }
+      unsigned before[2][kCompactItems];
+      unsigned total[2];
+      rank(flags, before, total);
+#pragma unroll
+      for (int j = 0; j < kCompactItems; ++j) {
+        const unsigned equal_before = equal_seen + before[1][j];
+        if (flags[0][j] || (flags[1][j] && equal_before < need_equal)) {
+          // Every winner before it: the keys below, and the first need_equal equal ones.
+          const unsigned slot = below_seen + before[0][j] + min(equal_before, need_equal);
+          bits_at(slot) = items[j];
+          position_at(slot) = positions[j];
+        }
+      }
+      below_seen += total[0];
+      equal_seen += total[1];
+    }
+    __syncthreads();  // the compacted buffer is read next
+    every_key_kept = false;
+    return {prefix, mask, true};
+  }
+
+  /// The buffer's `need` winners (of `count`, count > need, every key that matches the threshold a winner) into
+  /// the list, in no order.
+  __device__ void list_winners(unsigned count) {
+    const Bits prefix = storage.prefix;
+    const Bits mask = storage.mask;
+    const unsigned lane = threadIdx.x % warp::kWarpThreads;
+#pragma unroll 4
+    for (unsigned base = 0; base < count; base += kThreads) {
+      const unsigned i = base + threadIdx.x;
+      bool wins = false;
+      Bits bits = 0;
+      if (i < count) {
+        bits = bits_at(i);
+        wins = static_cast<Bits>(bits & mask) <= prefix;
+      }
+      const unsigned ballot = __ballot_sync(~0u, wins);
+      if (ballot == 0) continue;
+      unsigned first = 0;
+      if (lane == 0) first = atomicAdd(&storage.list_count, static_cast<unsigned>(__popc(ballot)));
+      first = __shfl_sync(~0u, first, 0);
+      if (wins) {
+        const unsigned slot = first + __popc(ballot & ((1u << lane) - 1u));
+        storage.list_bits[slot] = bits;
+        storage.list_positions[slot] = position(i);
+      }
+    }
+  }
+
+  /// Reads the segment [keys, keys + length) and returns how many keys the buffer keeps, in input order: all of
+  /// them (at most capacity), or its `need` winners and the later keys that passed their threshold.
+  __device__ unsigned select(const K* keys, unsigned length, unsigned need) {
+    TopKThreshold<Bits> threshold{0, 0, false};
+    unsigned count = 0;
+    K next[kItems];
+    auto load = [&](unsigned chunk) {
+#pragma unroll
+      for (int j = 0; j < kItems; ++j) {
+        const unsigned i = chunk + j * kThreads + threadIdx.x;
+        if (i < length) next[j] = keys[i];
+      }
+    };
+    load(0);
+    for (unsigned chunk = 0; chunk < length; chunk += kChunk) {
+      const unsigned valid = min(kChunk, length - chunk);
+      if (count + valid > capacity) {
+        // The chunk might not fit: the buffer keeps its winners only (capacity - kChunk >= k, so count > need).
+        threshold = reduce(count, need);
+        count = need;
+      }
+      Bits items[kItems];
+#pragma unroll
+      for (int j = 0; j < kItems; ++j) items[j] = bits_of(next[j]);
+      if (!threshold.set) {
+        // Every key is kept, and counted for the first round (the chunk's tail in the extra bin).
+        constexpr int kTopShift = RadixKey<K>::kBits - kRadixBits;
+#pragma unroll
+        for (int j = 0; j < kItems; ++j) {
+          const bool in = j * kThreads + threadIdx.x < valid;
+          atomicAdd(&storage.histograms[0][in ? static_cast<unsigned>(items[j] >> kTopShift) : kDigits], 1u);
+        }
+      }
+      // The next chunk's loads are in flight while this one is placed.
+      if (chunk + kChunk < length) load(chunk + kChunk);
+      bool kept[1][kItems];
+      unsigned before[1][kItems];
+      unsigned total[1] = {valid};
+      if (threshold.set) {
+#pragma unroll
+        for (int j = 0; j < kItems; ++j) {
+          kept[0][j] = j * kThreads + threadIdx.x < valid && threshold.keeps(items[j]);
+        }
+        rank(kept, before, total);
+      } else {
+        // Every key is kept: the chunk goes in as it is.
+#pragma unroll
+        for (int j = 0; j < kItems; ++j) {
+          kept[0][j] = j * kThreads + threadIdx.x < valid;
+          before[0][j] = j * kThreads + threadIdx.x;
+        }
+      }
+#pragma unroll
+      for (int j = 0; j < kItems; ++j) {
+        if (kept[0][j]) {
+          bits_at(count + before[0][j]) = items[j];
+          if (!every_key_kept) position_at(count + before[0][j]) = chunk + j * kThreads + threadIdx.x;
+        }
+      }
+      count += total[0];
+    }
+    return count;
   }
 };
 
-/// Block s (and s + gridDim.x, ...): segment s's min(k, length) winners into winner_keys[s * k ...] (values
-/// alike), equal keys in input order, and the sort's segment [s * k, s * k + min(k, length)).
-template <class Policy, class K, class V, class Offset>
-__global__ void __launch_bounds__(Policy::block_threads)
-    segmented_top_k_select_kernel(const K* __restrict__ keys, const V* __restrict__ values,
-                                  const Offset* __restrict__ begin_offsets, const Offset* __restrict__ end_offsets,
-                                  size_t num_segments, size_t k, Order order, K* __restrict__ winner_keys,
-                                  V* __restrict__ winner_values, size_t* __restrict__ sort_begins,
-                                  size_t* __restrict__ sort_ends) {
-  using Block = SegmentedTopKBlock<Policy, K, V>;
-  constexpr int kRounds = RadixKey<K>::kBits / Policy::radix_bits;
+/// Block b takes segments b, b + gridDim.x, ...: segment s's min(k, length) winners, sorted, into
+/// keys_out[s * k ...] (SORT: k is at most a block's threads), or in input order into winner_keys[s * k ...] with
+/// the segmented sort's segment [s * k, s * k + min(k, length)) (values alike). `buffers` holds a slice of
+/// `capacity` keys a block, then as many positions, where the buffer is not shared memory.
+template <class Policy, class K, class V, class Offset, bool SHARED_BUFFER, bool SORT>
+__global__ void __launch_bounds__(Policy::block_threads, Policy::min_blocks_per_sm)
+    segmented_top_k_kernel(const K* __restrict__ keys, const V* __restrict__ values,
+                           const Offset* __restrict__ begin_offsets, const Offset* __restrict__ end_offsets,
+                           size_t num_segments, size_t k, Order order, unsigned capacity, void* buffers,
+                           K* __restrict__ out_keys, V* __restrict__ out_values, size_t* __restrict__ sort_begins,
+                           size_t* __restrict__ sort_ends) {
+  using Block = SegmentedTopKBlock<Policy, K, V, SHARED_BUFFER>;
   __shared__ typename Block::Storage storage;
+  using Bits = typename Block::Bits;
+  Bits* slice_bits = nullptr;
+  unsigned* slice_positions = nullptr;
+  if constexpr (!SHARED_BUFFER) {
+    // Every slice's positions, then every slice's keys (capacity is a multiple of 2: 8-byte keys stay aligned).
+    slice_positions = static_cast<unsigned*>(buffers) + size_t{blockIdx.x} * capacity;
+    slice_bits = reinterpret_cast<Bits*>(static_cast<unsigned*>(buffers) + size_t{gridDim.x} * capacity) +
+                 size_t{blockIdx.x} * capacity;
+  }
+  // Histogram 0 counts a segment's top digits as its keys are read (cleared again after each segment).
+  for (int d = threadIdx.x; d <= Block::kDigits; d += Policy::block_threads) storage.histograms[0][d] = 0;
+  __syncthreads();
   wait_for_prior_grids();
   allow_dependent_grids();
   for (size_t s = blockIdx.x; s < num_segments; s += gridDim.x) {
     const auto begin = static_cast<size_t>(begin_offsets[s]);
     const auto end = static_cast<size_t>(end_offsets[s]);
-    const size_t length = end > begin ? end - begin : 0;
-    const size_t taken = length < k ? length : k;
-    if (threadIdx.x == 0) {
+    const auto length = static_cast<unsigned>(end > begin ? end - begin : 0);
+    const auto taken = static_cast<unsigned>(length < k ? length : k);
+    if (!SORT && threadIdx.x == 0) {
       sort_begins[s] = s * k;
       sort_ends[s] = s * k + taken;
     }
-    K* out_keys = winner_keys + s * k;
-    V* out_values = Block::kValues ? winner_values + s * k : nullptr;
-    if (taken == length) {
-      // Every key wins.
-      for (size_t i = threadIdx.x; i < length; i += Policy::block_threads) {
-        out_keys[i] = keys[begin + i];
-        if constexpr (Block::kValues) out_values[i] = values[begin + i];
+    Block block{storage, slice_bits, slice_positions, capacity, order};
+    const unsigned count = block.select(keys + begin, length, taken);
+    if constexpr (SORT) {
+      // The winners, sorted: each takes a group of threads, which count the winners before it (by selection bits,
+      // then position) between them.
+      const Bits* list_bits = storage.bits;
+      const unsigned* list_positions = storage.positions;
+      if (count > taken) {
+        block.find_threshold(count, taken);
+        if (storage.all_equal_win) {
+          block.list_winners(count);
+          list_bits = storage.list_bits;
+          list_positions = storage.list_positions;
+        } else {
+          block.compact(count);  // the first of the keys equal to the threshold, by position
+        }
+      } else if (block.every_key_kept && threadIdx.x < count) {
+        storage.positions[threadIdx.x] = threadIdx.x;  // count <= k <= a block's threads
       }
-      continue;
-    }
-    const Block block{storage, keys + begin, Block::kValues ? values + begin : nullptr, out_keys, out_values, order};
-    if (threadIdx.x == 0) {
-      storage.prefix = 0;
-      storage.mask = 0;
-      storage.need = static_cast<unsigned>(taken);
-      storage.candidates = static_cast<unsigned>(length);
-      storage.buffered = 0;
-      storage.written = 0;
-      storage.done = false;
-    }
-    __syncthreads();
-    const SelectSource<K> segment{keys + begin, nullptr, static_cast<unsigned>(length)};
-    bool buffered = false;
-    auto source = [&] {
-      return buffered ? SelectSource<K>{storage.buffer_keys, storage.buffer_positions, storage.buffered} : segment;
-    };
-    for (int r = 0; r < kRounds && !storage.done; ++r) {
-      if (!buffered && storage.candidates <= static_cast<unsigned>(Block::kBufferKeys)) {
-        block.template ordered_pass<true>(segment);
-        buffered = true;
+      __syncthreads();
+      unsigned group = warp::kWarpThreads;  // threads a winner: a power of 2, at most a warp
+      while (group > 1 && group * taken > static_cast<unsigned>(Policy::block_threads)) group /= 2;
+      const unsigned winner = threadIdx.x / group;
+      const unsigned part = threadIdx.x % group;
+      unsigned position = 0;
+      unsigned rank = 0;
+      if (winner < taken) {
+        const Bits bits = list_bits[winner];
+        position = list_positions[winner];
+        if constexpr (sizeof(Bits) <= 4) {
+          // Selection bits, then position, in one 64-bit word.
+          const unsigned long long mine = static_cast<unsigned long long>(bits) << 32 | position;
+          for (unsigned j = part; j < taken; j += group) {
+            rank += (static_cast<unsigned long long>(list_bits[j]) << 32 | list_positions[j]) < mine ? 1u : 0u;
+          }
+        } else {
+          for (unsigned j = part; j < taken; j += group) {
+            const Bits other = list_bits[j];
+            rank += (other < bits || (other == bits && list_positions[j] < position)) ? 1u : 0u;
+          }
+        }
       }
-      block.round(source(), RadixKey<K>::kBits - (r + 1) * Policy::radix_bits);
-      // The buffer keeps only the candidates of the new prefix (the others below it are written as winners).
-      if (buffered && !storage.done) block.template ordered_pass<true>(source());
+      for (unsigned offset = group / 2; offset > 0; offset /= 2) rank += __shfl_xor_sync(~0u, rank, offset);
+      if (winner < taken && part == 0) {
+        out_keys[s * k + rank] = keys[begin + position];
+        if constexpr (Block::kValues) out_values[s * k + rank] = values[begin + position];
+      }
+    } else {
+      if (count > taken) {
+        block.reduce(count, taken);
+      } else {
+        __syncthreads();  // the buffer's last writes
+      }
+      for (unsigned i = threadIdx.x; i < taken; i += Policy::block_threads) {
+        const unsigned position = block.position(i);
+        out_keys[s * k + i] = keys[begin + position];
+        if constexpr (Block::kValues) out_values[s * k + i] = values[begin + position];
+      }
     }
-    block.template ordered_pass<false>(source());
+    for (int d = threadIdx.x; d <= Block::kDigits; d += Policy::block_threads) storage.histograms[0][d] = 0;
+    __syncthreads();  // the next segment reuses the buffer and histogram 0
   }
 }
 
-/// The whole segmented top-k: the two-phase protocol, the select and the segmented sort of the winners
-/// (device/top_k.cuh has the contract).
+/// The whole segmented top-k: the two-phase protocol, the select (winners sorted in the block for k up to a
+/// block's threads) and, for larger k, the segmented sort of the winners (device/top_k.cuh has the contract).
 template <class Table, class K, class V, class Offset, class Policy = typename Table::template SegmentedTopK<K, V>>
 cudaError_t segmented_top_k(void* temp, size_t& temp_bytes, PassBuffers<K, V> io, size_t num_segments,
                             const Offset* begin_offsets, const Offset* end_offsets, size_t k, Order order,
                             cudaStream_t stream) {
   static_assert(std::is_integral_v<Offset> && !std::is_same_v<Offset, bool>, "segment offsets are integers");
   constexpr bool kValues = kHasValues<V>;
+  using SharedBlock = SegmentedTopKBlock<Policy, K, V, true>;
+  constexpr size_t kSharedMaxK = SharedBlock::kSharedBuffer - SharedBlock::kChunk;
+  const bool sort_in_block = k <= static_cast<size_t>(Policy::block_threads);
+  const bool shared_buffer = k <= kSharedMaxK;
   if (k != 0 && num_segments > SIZE_MAX / k / (sizeof(K) + 16)) {
     return invalid_value("segmented_top_k: %zu segments of k = %zu slots do not fit memory", num_segments, k);
   }
-  const size_t slots = num_segments * k;
+  // Buffers in temporary storage: one a resident block, of k keys (no segment holds 2^32) and a chunk, rounded up
+  // to a multiple of 2.
+  const size_t buffered_k = std::min<size_t>(k, UINT_MAX - 2 * SharedBlock::kChunk);
+  const auto capacity = static_cast<unsigned>(
+      shared_buffer ? SharedBlock::kSharedBuffer : (buffered_k + SharedBlock::kChunk + 1) / 2 * 2);
+  auto global_kernel = segmented_top_k_kernel<Policy, K, V, Offset, false, false>;
+  size_t slices = 0;
+  if (!shared_buffer) {
+    PRIMS_TRY(resident_blocks(global_kernel, Policy::block_threads, 0, slices));
+    slices = std::min(slices, num_segments);
+  }
+  const size_t slots = sort_in_block ? 0 : num_segments * k;
   const PassBuffers<K, V> none{nullptr, nullptr, nullptr, nullptr};
   size_t sort_bytes = 0;
-  PRIMS_TRY((segmented::segmented_radix_sort<Table, K, V, size_t>(
-      nullptr, sort_bytes, none, slots, num_segments, static_cast<const size_t*>(nullptr),
-      static_cast<const size_t*>(nullptr), order, 0, RadixKey<K>::kBits, stream)));
+  if (!sort_in_block) {
+    PRIMS_TRY((segmented::segmented_radix_sort<Table, K, V, size_t>(
+        nullptr, sort_bytes, none, slots, num_segments, static_cast<const size_t*>(nullptr),
+        static_cast<const size_t*>(nullptr), order, 0, RadixKey<K>::kBits, stream)));
+  }
   const size_t value_bytes = kValues ? sizeof(std::conditional_t<kValues, V, char>) : 0;
-  const size_t sizes[] = {slots * sizeof(K), slots * value_bytes, num_segments * sizeof(size_t),
-                          num_segments * sizeof(size_t), sort_bytes};
-  void* parts[5];
+  const size_t sort_offset_bytes = sort_in_block ? 0 : num_segments * sizeof(size_t);
+  const size_t sizes[] = {slots * sizeof(K),  slots * value_bytes, sort_offset_bytes, sort_offset_bytes,
+                          sort_bytes,         slices * capacity * (sizeof(K) + sizeof(unsigned))};
+  void* parts[6];
   PRIMS_TRY(carve_temp(temp, temp_bytes, sizes, parts));
   if (temp == nullptr || num_segments == 0 || k == 0) return cudaSuccess;
+  const int threads = Policy::block_threads;
+  if (sort_in_block) {
+    // k <= block_threads <= kSharedMaxK: the buffer is shared memory.
+    const auto blocks = static_cast<unsigned>(std::min<size_t>(num_segments, INT_MAX));
+    return launch(segmented_top_k_kernel<Policy, K, V, Offset, true, true>, blocks, threads, 0, stream, io.keys_in,
+                  io.values_in, begin_offsets, end_offsets, num_segments, k, order, capacity,
+                  static_cast<void*>(nullptr), io.keys_out, io.values_out, static_cast<size_t*>(nullptr),
+                  static_cast<size_t*>(nullptr));
+  }
   K* winner_keys = static_cast<K*>(parts[0]);
   V* winner_values = static_cast<V*>(parts[1]);
   auto* sort_begins = static_cast<size_t*>(parts[2]);
   auto* sort_ends = static_cast<size_t*>(parts[3]);
-  const auto blocks = static_cast<unsigned>(std::min<size_t>(num_segments, INT_MAX));
-  PRIMS_TRY(launch(segmented_top_k_select_kernel<Policy, K, V, Offset>, blocks, Policy::block_threads, 0, stream,
-                   io.keys_in, io.values_in, begin_offsets, end_offsets, num_segments, k, order, winner_keys,
-                   winner_values, sort_begins, sort_ends));
+  if (shared_buffer) {
+    const auto blocks = static_cast<unsigned>(std::min<size_t>(num_segments, INT_MAX));
+    PRIMS_TRY(launch(segmented_top_k_kernel<Policy, K, V, Offset, true, false>, blocks, threads, 0, stream,
+                     io.keys_in, io.values_in, begin_offsets, end_offsets, num_segments, k, order, capacity,
+                     static_cast<void*>(nullptr), winner_keys, winner_values, sort_begins, sort_ends));
+  } else {
+    PRIMS_TRY(launch(global_kernel, static_cast<unsigned>(slices), threads, 0, stream, io.keys_in, io.values_in,
+                     begin_offsets, end_offsets, num_segments, k, order, capacity, parts[5], winner_keys,
+                     winner_values, sort_begins, sort_ends));
+  }
   const PassBuffers<K, V> winners{winner_keys, io.keys_out, kValues ? winner_values : nullptr, io.values_out};
   size_t bytes = sort_bytes;
   return segmented::segmented_radix_sort<Table, K, V, size_t>(

@@ -395,18 +395,17 @@ struct TuningSm90 {
     static constexpr size_t candidates_share = 16;
   };
 
-  /// The segmented top-k's select: 256 threads a segment, passes in input order over runs of 8
-  /// consecutive keys a thread, and a shared buffer of 8 KB of candidate keys (2048 of up to 4 bytes) with their
-  /// positions, which holds, in rows of floats in [0, 1), the candidates after one digit (4096 a row) or two (131072).
-  /// A 16 KB buffer (a row of 4096 whole, fewer blocks an SM), 128 or 512 threads, or 4 keys a thread were slower on
-  /// one shape or the other. Chosen with bench/bench_segmented_top_k
-  /// (bench/results/2026-11-26-H100-bench_segmented_top_k-shapes.txt; docs/design-notes.md, "Top-k").
+  /// The segmented top-k: 256 threads a segment, chunks of 8 keys a thread (4 of 8 bytes), and a shared buffer of
+  /// 4096 keys (3072 of 8 bytes) with their positions: a row of 4096 whole, or the kept keys of a long row, for k up
+  /// to the buffer less a chunk. Chosen with bench/bench_segmented_top_k (docs/design-notes.md, "Top-k").
   template <class K, class V>
   struct SegmentedTopK {
     static constexpr int radix_bits = 8;
     static constexpr int block_threads = 256;
-    static constexpr int items_per_thread = 8;
-    static constexpr int buffer_keys = 8192 / (sizeof(K) < 4 ? 4 : static_cast<int>(sizeof(K)));
+    static constexpr int items_per_thread = sizeof(K) <= 4 ? 8 : 4;
+    static constexpr int buffer_keys = sizeof(K) <= 4 ? 4096 : 3072;
+    static constexpr int compact_items_per_thread = 4;
+    static constexpr int min_blocks_per_sm = 5;  // TOPKMINB
   };
 };
 
