@@ -17,9 +17,9 @@
 //
 // Per segment (rows of a batch, of any lengths): segment i's min(k, length) winners, sorted as above, go to
 // keys_out[i * k ...]; a segment shorter than k leaves the rest of its k slots untouched (keys_out and values_out
-// hold num_segments * k items). One block a segment selects its winners (detail/segmented_top_k_kernels.cuh: a
-// radix select that keeps the candidates in shared memory once they fit), then
-// the segmented radix sort sorts them. Segments hold fewer than 2^32 keys.
+// hold num_segments * k items). One block a segment reads it once and keeps, in shared memory, only the keys that
+// can still beat the k-th best found so far (detail/segmented_top_k_kernels.cuh); it sorts the winners itself for k
+// up to a block's threads (256), and the segmented radix sort sorts them for larger k. Segments hold fewer than 2^32 keys.
 
 #include <cuda_runtime.h>
 

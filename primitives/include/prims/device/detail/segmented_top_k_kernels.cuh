@@ -1,24 +1,27 @@
 #pragma once
 // Segmented top-k (device/top_k.cuh has the contract): one block a segment reads it once, in chunks of
-// block_threads * items_per_thread keys, and keeps in a buffer, in input order and with their positions, only the
-// keys that can still win.
+// block_threads * items_per_thread keys, and keeps in a buffer, in input order, the selection bits (top_k_kernels.cuh's
+// top_k_bits: smaller wins) of only the keys that can still win, with their positions.
 //
-// Until the buffer first overflows every key is kept. When a chunk would overflow it, the buffer is reduced to its
-// min(k, length) winners by a radix select on the selection bits (top_k_kernels.cuh's top_k_bits: smaller wins),
-// a digit (8 bits) a round from the top: the candidates' digits are counted in shared memory and the digit that
-// holds the next winner joins the threshold, until a digit's candidates are all needed or the last digit is known.
-// One pass in input order then compacts the buffer to the keys below the threshold and the first ones equal to it.
-// From then on a key is kept only if it could beat the k-th of those winners: below the threshold, or equal to it
-// where the threshold stopped short of the last digit (a later key equal to a settled k-th key loses the tie).
-// At the end of the segment one more reduction leaves its winners at the buffer's front, in input order.
+// Until the first reduction every key is kept (its position is its index, and the top digits are counted as the
+// keys come in). The buffer is reduced to its min(k, length) winners when the next chunk might not fit, or, where
+// the rest of the segment cannot fit, as soon as it holds early_reduce_factor times k keys: a radix select, a digit
+// (8 bits) a round from the top, counts the candidates' digits in shared memory (two histograms in turn, the other
+// cleared for the next round) and adds the digit that holds the next winner to the threshold, until a digit's
+// candidates are all needed or the last digit is known; then one pass in input order compacts the buffer to the keys
+// below the threshold and the first ones equal to it. From then on a key is kept only if it could beat the k-th of
+// those winners: below the threshold, or equal to it where the threshold stopped short of the last digit (a later
+// key equal to a settled k-th key loses the tie). A segment read to its end is reduced once more.
 //
-// Random keys overflow the buffer about once a segment, and few keys pass the threshold after that: the segment is
-// read once from global memory. The buffer is shared memory while k leaves room in it for a chunk; for larger k it
-// is a slice of temporary storage a block (the blocks are persistent then, so slices are few).
+// So a long segment is read once from global memory, and after its first chunks few keys pass the threshold. The
+// buffer is shared memory while k leaves room in it for a chunk; for larger k it is a slice of temporary storage a
+// block (the blocks are persistent then, so slices are few).
 //
-// Winners of k up to block_threads are sorted in the block: each thread takes one and counts the winners that come
-// before it (smaller selection bits, or equal and earlier). Larger k writes the winners into k slots a segment, which
-// the segmented radix sort then sorts (stable, so equal keys stay in input order). Segments hold fewer than 2^32 keys.
+// Winners of k up to block_threads are sorted in the block: where every key equal to the threshold wins (no tie at
+// the k-th key) they are listed in no order; a group of threads a winner counts the winners before it (by selection
+// bits, then position). Larger k writes the winners in input order into k slots a segment, which the segmented radix
+// sort then sorts (stable, so equal keys stay in input order). The keys written are read again from the input by
+// their positions. Segments hold fewer than 2^32 keys.
 
 #include <cuda_runtime.h>
 
@@ -327,15 +330,19 @@ struct SegmentedTopKBlock {
     auto load = [&](unsigned chunk) {
 #pragma unroll
       for (int j = 0; j < kItems; ++j) {
-        const unsigned i = chunk + j * kThreads + threadIdx.x;
-        if (i < length) next[j] = keys[i];
+        // One pointer a chunk: each load's offset is a constant.
+        if (chunk + j * kThreads + threadIdx.x < length) next[j] = (keys + chunk + threadIdx.x)[j * kThreads];
       }
     };
     load(0);
+    // Where the rest of the segment cannot fit, a buffer of many more keys than k is reduced before the next chunk:
+    // the sooner a threshold holds keys back, the fewer keys every later round and pass visits.
+    const unsigned early = need < capacity / Policy::early_reduce_factor ? need * Policy::early_reduce_factor : capacity;
     for (unsigned chunk = 0; chunk < length; chunk += kChunk) {
       const unsigned valid = min(kChunk, length - chunk);
-      if (count + valid > capacity) {
-        // The chunk might not fit: the buffer keeps its winners only (capacity - kChunk >= k, so count > need).
+      if (count + valid > capacity || (count > early && count + (length - chunk) > capacity)) {
+        // The chunk might not fit, or the buffer holds many more keys than k: it keeps its winners only
+        // (capacity - kChunk >= k and early >= k, so count > need).
         threshold = reduce(count, need);
         count = need;
       }

@@ -395,9 +395,11 @@ struct TuningSm90 {
     static constexpr size_t candidates_share = 16;
   };
 
-  /// The segmented top-k: 256 threads a segment, chunks of 8 keys a thread (4 of 8 bytes), and a shared buffer of
-  /// 4096 keys (3072 of 8 bytes) with their positions: a row of 4096 whole, or the kept keys of a long row, for k up
-  /// to the buffer less a chunk. Chosen with bench/bench_segmented_top_k (docs/design-notes.md, "Top-k").
+  /// The segmented top-k: 256 threads a segment, chunks of 8 keys a thread (4 of 8 bytes), a shared buffer of 4096
+  /// keys (3072 of 8 bytes) with their positions (a row of 4096 whole, or the kept keys of a long row, for k up to
+  /// the buffer less a chunk), compactions of 4 keys a thread, an early reduction at 16 times k, and registers held
+  /// to 48 a thread so that the shared memory's five blocks an SM fit (the spills are a few words). Chosen with
+  /// bench/bench_segmented_top_k (docs/design-notes.md, "Top-k").
   template <class K, class V>
   struct SegmentedTopK {
     static constexpr int radix_bits = 8;
@@ -405,7 +407,8 @@ struct TuningSm90 {
     static constexpr int items_per_thread = sizeof(K) <= 4 ? 8 : 4;
     static constexpr int buffer_keys = sizeof(K) <= 4 ? 4096 : 3072;
     static constexpr int compact_items_per_thread = 4;
-    static constexpr int min_blocks_per_sm = 5;  // TOPKMINB
+    static constexpr unsigned early_reduce_factor = 16;
+    static constexpr int min_blocks_per_sm = 5;
   };
 };
 
