@@ -159,25 +159,22 @@ struct SegmentedTopKBlock {
     rank_set ^= 1;
   }
 
-  /// Round r: counts digit `shift` of the buffer's candidates (the keys that match the prefix) into histogram
-  /// r % 2 (unless COUNTED: it holds them), and moves the threshold to the digit that holds the next winner.
-  /// Histogram r % 2 was cleared before.
-  template <bool COUNTED>
-  __device__ void round(unsigned count, int shift, int r) {
+  /// Adds one key to a round's histogram: its digit at `shift` where it matches the prefix, else the extra bin.
+  /// An increment whose result is unused: the hardware adds a warp's lanes of one bin at once (ATOMS.POPC.INC), so
+  /// keys that crowd into few digits (floats share their exponents) cost no more.
+  __device__ static void count_digit(unsigned* histogram, Bits bits, Bits prefix, Bits mask, int shift, bool valid) {
+    const bool candidate = valid && static_cast<Bits>(bits & mask) == prefix;
+    atomicAdd(&histogram[candidate ? static_cast<unsigned>(bits >> shift) & (kDigits - 1) : kDigits], 1u);
+  }
+
+  /// Round r: count_candidates(histogram, prefix, mask, shift) counts digit `shift` of the candidates (the keys
+  /// that match the prefix) into histogram r % 2, cleared before (or does nothing: it holds them); then the
+  /// threshold moves to the digit that holds the next winner.
+  template <class CountCandidates>
+  __device__ void round(int shift, int r, CountCandidates count_candidates) {
     unsigned* histogram = storage.histograms[r & 1];
     for (int d = threadIdx.x; d <= kDigits; d += kThreads) storage.histograms[(r + 1) & 1][d] = 0;
-    const Bits prefix = storage.prefix;
-    const Bits mask = storage.mask;
-    if constexpr (!COUNTED) {
-#pragma unroll 4
-      for (unsigned i = threadIdx.x; i < count; i += kThreads) {
-        const Bits bits = bits_at(i);
-        // An increment whose result is unused: the hardware adds a warp's lanes of one bin at once
-        // (ATOMS.POPC.INC), so keys that crowd into few digits (floats share their exponents) cost no more.
-        atomicAdd(&histogram[(bits & mask) == prefix ? static_cast<unsigned>(bits >> shift) & (kDigits - 1) : kDigits],
-                  1u);
-      }
-    }
+    count_candidates(histogram, static_cast<Bits>(storage.prefix), static_cast<Bits>(storage.mask), shift);
     __syncthreads();
     if (threadIdx.x < warp::kWarpThreads) {
       constexpr int kPerLane = kDigits / warp::kWarpThreads;
@@ -193,6 +190,8 @@ struct SegmentedTopKBlock {
       const unsigned inclusive = warp::inclusive_scan_shuffle(sum, Sum{}, total);
       unsigned before = inclusive - sum;
       const unsigned need = storage.need;
+      const Bits prefix = storage.prefix;
+      const Bits mask = storage.mask;
       __syncwarp();  // every lane has read `need` before one writes it
       if (before < need && need <= inclusive) {
 #pragma unroll
@@ -212,10 +211,12 @@ struct SegmentedTopKBlock {
     __syncthreads();
   }
 
-  /// The threshold of the buffer's `count` keys' `need` winners (count > need), in storage.prefix, mask, need
-  /// (the winners among the keys equal to the prefix) and all_equal_win.
-  __device__ void find_threshold(unsigned count, unsigned need) {
-    if (!every_key_kept) {
+  /// The threshold of the `need` winners among the keys that count_candidates (as in round()) counts, in
+  /// storage.prefix, mask, need (the winners among the keys equal to the prefix) and all_equal_win. COUNTED:
+  /// histogram 0 holds the top digits already.
+  template <class CountCandidates>
+  __device__ void find_threshold(unsigned need, bool counted, CountCandidates count_candidates) {
+    if (!counted) {
       for (int d = threadIdx.x; d <= kDigits; d += kThreads) storage.histograms[0][d] = 0;
     }
     if (threadIdx.x == 0) {
@@ -225,17 +226,27 @@ struct SegmentedTopKBlock {
       storage.done = false;
       storage.list_count = 0;
     }
-    __syncthreads();  // also orders the buffer's last writes before the rounds read it
+    __syncthreads();  // also orders the keys' last writes before the rounds read them
     int shift = RadixKey<K>::kBits - kRadixBits;
-    if (every_key_kept) {
-      round<true>(count, shift, 0);
+    if (counted) {
+      round(shift, 0, [](unsigned*, Bits, Bits, int) {});
     } else {
-      round<false>(count, shift, 0);
+      round(shift, 0, count_candidates);
     }
     for (int r = 1; !storage.done; ++r) {
       shift -= kRadixBits;
-      round<false>(count, shift, r);
+      round(shift, r, count_candidates);
     }
+  }
+
+  /// find_threshold() over the buffer's `count` keys (count > need).
+  __device__ void find_threshold(unsigned count, unsigned need) {
+    find_threshold(need, every_key_kept, [&](unsigned* histogram, Bits prefix, Bits mask, int shift) {
+#pragma unroll 4
+      for (unsigned i = threadIdx.x; i < count; i += kThreads) {
+        count_digit(histogram, bits_at(i), prefix, mask, shift, true);
+      }
+    });
   }
 
   /// Reduces the buffer's `count` keys (more than `need`) to their `need` winners, kept at its front in input
@@ -293,31 +304,55 @@ struct SegmentedTopKBlock {
     return {prefix, mask, true};
   }
 
+  /// One step of listing the winners (every key that matches the threshold wins): each lane offers one key, and
+  /// the warp's winners take consecutive list slots.
+  __device__ void list_if_winner(bool valid, Bits bits, unsigned position) {
+    const unsigned lane = threadIdx.x % warp::kWarpThreads;
+    const bool wins = valid && static_cast<Bits>(bits & storage.mask) <= storage.prefix;
+    const unsigned ballot = __ballot_sync(~0u, wins);
+    if (ballot == 0) return;
+    unsigned first = 0;
+    if (lane == 0) first = atomicAdd(&storage.list_count, static_cast<unsigned>(__popc(ballot)));
+    first = __shfl_sync(~0u, first, 0);
+    if (wins) {
+      const unsigned slot = first + __popc(ballot & ((1u << lane) - 1u));
+      storage.list_bits[slot] = bits;
+      storage.list_positions[slot] = position;
+    }
+  }
+
   /// The buffer's `need` winners (of `count`, count > need, every key that matches the threshold a winner) into
   /// the list, in no order.
   __device__ void list_winners(unsigned count) {
-    const Bits prefix = storage.prefix;
-    const Bits mask = storage.mask;
-    const unsigned lane = threadIdx.x % warp::kWarpThreads;
 #pragma unroll 4
     for (unsigned base = 0; base < count; base += kThreads) {
       const unsigned i = base + threadIdx.x;
-      bool wins = false;
-      Bits bits = 0;
-      if (i < count) {
-        bits = bits_at(i);
-        wins = static_cast<Bits>(bits & mask) <= prefix;
-      }
-      const unsigned ballot = __ballot_sync(~0u, wins);
-      if (ballot == 0) continue;
-      unsigned first = 0;
-      if (lane == 0) first = atomicAdd(&storage.list_count, static_cast<unsigned>(__popc(ballot)));
-      first = __shfl_sync(~0u, first, 0);
-      if (wins) {
-        const unsigned slot = first + __popc(ballot & ((1u << lane) - 1u));
-        storage.list_bits[slot] = bits;
-        storage.list_positions[slot] = position(i);
-      }
+      list_if_winner(i < count, i < count ? bits_at(i) : Bits{0}, i < count ? position(i) : 0u);
+    }
+  }
+
+  /// A segment of up to kRowItems * kThreads keys whose winners the block sorts is held in registers, striped
+  /// (item j of thread t is key j * kThreads + t): its selection bits, with its top digits counted into histogram 0.
+  static constexpr int kRowItems = 2 * kItems;
+  __device__ void load_row(const K* keys, unsigned length, Bits (&items)[kRowItems]) {
+    constexpr int kTopShift = RadixKey<K>::kBits - kRadixBits;
+#pragma unroll
+    for (int j = 0; j < kRowItems; ++j) {
+      const bool valid = j * kThreads + threadIdx.x < length;
+      items[j] = valid ? bits_of((keys + threadIdx.x)[j * kThreads]) : Bits{0};
+    }
+#pragma unroll
+    for (int j = 0; j < kRowItems; ++j) {
+      const bool valid = j * kThreads + threadIdx.x < length;
+      atomicAdd(&storage.histograms[0][valid ? static_cast<unsigned>(items[j] >> kTopShift) : kDigits], 1u);
+    }
+  }
+
+  /// A row held by load_row into the buffer, as select() leaves it when every key is kept.
+  __device__ void store_row(const Bits (&items)[kRowItems], unsigned length) {
+#pragma unroll
+    for (int j = 0; j < kRowItems; ++j) {
+      if (j * kThreads + threadIdx.x < length) bits_at(j * kThreads + threadIdx.x) = items[j];
     }
   }
 
@@ -427,21 +462,57 @@ __global__ void __launch_bounds__(Policy::block_threads, Policy::min_blocks_per_
       sort_ends[s] = s * k + taken;
     }
     Block block{storage, slice_bits, slice_positions, capacity, order};
-    const unsigned count = block.select(keys + begin, length, taken);
     if constexpr (SORT) {
       // The winners, sorted: each takes a group of threads, which count the winners before it (by selection bits,
       // then position) between them.
       const Bits* list_bits = storage.bits;
       const unsigned* list_positions = storage.positions;
-      if (count > taken) {
-        block.find_threshold(count, taken);
-        if (storage.all_equal_win) {
-          block.list_winners(count);
-          list_bits = storage.list_bits;
-          list_positions = storage.list_positions;
-        } else {
-          block.compact(count);  // the first of the keys equal to the threshold, by position
+      bool listed = false;
+      unsigned count = 0;
+      if (length <= Block::kRowItems * Policy::block_threads) {
+        // A row that fits the registers: its rounds and its listing read them, not the buffer.
+        typename Block::Bits items[Block::kRowItems];
+        block.load_row(keys + begin, length, items);
+        if (length > taken) {
+          block.find_threshold(taken, true, [&](unsigned* histogram, Bits prefix, Bits mask, int shift) {
+#pragma unroll
+            for (int j = 0; j < Block::kRowItems; ++j) {
+              Block::count_digit(histogram, items[j], prefix, mask, shift,
+                                 j * Policy::block_threads + threadIdx.x < length);
+            }
+          });
+          if (storage.all_equal_win) {
+#pragma unroll
+            for (int j = 0; j < Block::kRowItems; ++j) {
+              const unsigned i = j * Policy::block_threads + threadIdx.x;
+              block.list_if_winner(i < length, items[j], i);
+            }
+            listed = true;
+          }
         }
+        if (!listed) {
+          block.store_row(items, length);  // a tie at the k-th key, or k >= length: the buffer's ways
+          count = length;
+          if (length > taken) {
+            __syncthreads();
+            block.compact(count);
+          }
+        }
+      } else {
+        count = block.select(keys + begin, length, taken);
+        if (count > taken) {
+          block.find_threshold(count, taken);
+          if (storage.all_equal_win) {
+            block.list_winners(count);
+            listed = true;
+          } else {
+            block.compact(count);  // the first of the keys equal to the threshold, by position
+          }
+        }
+      }
+      if (listed) {
+        list_bits = storage.list_bits;
+        list_positions = storage.list_positions;
       } else if (block.every_key_kept && threadIdx.x < count) {
         storage.positions[threadIdx.x] = threadIdx.x;  // count <= k <= a block's threads
       }
@@ -474,6 +545,7 @@ __global__ void __launch_bounds__(Policy::block_threads, Policy::min_blocks_per_
         if constexpr (Block::kValues) out_values[s * k + rank] = values[begin + position];
       }
     } else {
+      const unsigned count = block.select(keys + begin, length, taken);
       if (count > taken) {
         block.reduce(count, taken);
       } else {
