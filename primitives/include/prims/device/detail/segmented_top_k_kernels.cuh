@@ -17,6 +17,9 @@
 // buffer is shared memory while k leaves room in it for a chunk; for larger k it is a slice of temporary storage a
 // block (the blocks are persistent then, so slices are few).
 //
+// A segment of up to two chunks whose winners the block sorts skips the buffer: its selection bits stay in registers,
+// and the rounds and the listing read them there (the buffer takes them only where a tie crosses the k-th key).
+//
 // Winners of k up to block_threads are sorted in the block: where every key equal to the threshold wins (no tie at
 // the k-th key) they are listed in no order; a group of threads a winner counts the winners before it (by selection
 // bits, then position). Larger k writes the winners in input order into k slots a segment, which the segmented radix
