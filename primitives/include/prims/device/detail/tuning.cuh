@@ -395,11 +395,11 @@ struct TuningSm90 {
     static constexpr size_t candidates_share = 16;
   };
 
-  /// The segmented top-k: 256 threads a segment, chunks of 8 keys a thread (4 of 8 bytes), a shared buffer of 4096
-  /// keys (3072 of 8 bytes) with their positions (a row of 4096 whole, or the kept keys of a long row, for k up to
-  /// the buffer less a chunk), compactions of 4 keys a thread, an early reduction at 16 times k, and registers held
-  /// to 48 a thread so that the shared memory's five blocks an SM fit (the spills are a few words). Chosen with
-  /// bench/bench_segmented_top_k (docs/design-notes.md, "Top-k").
+  /// The segmented top-k: 256 threads a segment, chunks of 8 keys a thread (4 of 8 bytes; rows of two chunks stay
+  /// in registers where the block sorts the winners), a shared buffer of 4096 keys (3072 of 8 bytes) with their
+  /// positions (the kept keys of a long row, for k up to the buffer less a chunk), compactions of 4 keys a thread, an
+  /// early reduction at 16 times k, and registers held to 48 a thread so that the shared memory's five blocks an SM
+  /// fit (the spills are a few words). Chosen with bench/bench_segmented_top_k (docs/design-notes.md, "Top-k").
   template <class K, class V>
   struct SegmentedTopK {
     static constexpr int radix_bits = 8;
