@@ -4,7 +4,8 @@
 // CMakeLists.txt), and against what users do without one: cub::DeviceSegmentedSort::SortKeysDescending of every
 // row, whose first k keys a row are the reference every contender is checked against (bitwise; CUB's top-k,
 // unsorted, as a multiset a row). Rows of equal length of f32 scores in [0, 1): 1024 rows of 131072 with k = 50
-// (a batch of vocabulary-sized logits) and 16384 rows of 4096 with k = 64. GB/s counts the input read once.
+// (a batch of vocabulary-sized logits), 16384 and 1024 rows of 4096 and 4096 rows of 16384 with k = 64. GB/s counts
+// the input read once.
 #include <cub/device/device_segmented_sort.cuh>
 #if __has_include(<cub/device/device_batched_topk.cuh>)
 #include <cub/device/device_batched_topk.cuh>
@@ -143,6 +144,7 @@ int main(int argc, char** argv) {
     bench_shape<131072, 50>(harness, 1024);
     bench_shape<4096, 64>(harness, 16384);
     bench_shape<4096, 64>(harness, 1024);
+    bench_shape<16384, 64>(harness, 4096);
     return harness.finish();
   } catch (const std::exception& e) {
     fmt::print(stderr, "bench_segmented_top_k: error: {}\n", e.what());
