@@ -41,17 +41,16 @@
 
 namespace prims::detail {
 
-/// The keys a segment still keeps: all of them (none found yet), or those whose masked selection bits are below
-/// `prefix`, or equal to it where the mask stops short of the last bit.
+/// The keys a segment keeps after its first reduction: those whose masked selection bits are below `prefix`, or
+/// equal to it where the mask stops short of the last bit.
 template <class Bits>
 struct TopKThreshold {
   Bits prefix;
   Bits mask;
-  bool set;
 
   __device__ bool keeps(Bits bits) const {
     const Bits masked = static_cast<Bits>(bits & mask);
-    return !set || masked < prefix || (masked == prefix && mask != static_cast<Bits>(~Bits{0}));
+    return masked < prefix || (masked == prefix && mask != static_cast<Bits>(~Bits{0}));
   }
 };
 
@@ -170,13 +169,23 @@ struct SegmentedTopKBlock {
     atomicAdd(&histogram[candidate ? static_cast<unsigned>(bits >> shift) & (kDigits - 1) : kDigits], 1u);
   }
 
+  /// Counts a key's top digit into histogram 0 (the first round's counts) as the keys of a segment arrive.
+  __device__ void count_top_digit(Bits bits, bool valid) {
+    count_digit(storage.histograms[0], bits, 0, 0, RadixKey<K>::kBits - kRadixBits, valid);
+  }
+
+  /// Zeroes histogram h (the caller's barrier orders it before the counting).
+  __device__ static void clear_histogram(Storage& storage, int h) {
+    for (int d = threadIdx.x; d <= kDigits; d += kThreads) storage.histograms[h][d] = 0;
+  }
+
   /// Round r: count_candidates(histogram, prefix, mask, shift) counts digit `shift` of the candidates (the keys
   /// that match the prefix) into histogram r % 2, cleared before (or does nothing: it holds them); then the
   /// threshold moves to the digit that holds the next winner.
   template <class CountCandidates>
   __device__ void round(int shift, int r, CountCandidates count_candidates) {
     unsigned* histogram = storage.histograms[r & 1];
-    for (int d = threadIdx.x; d <= kDigits; d += kThreads) storage.histograms[(r + 1) & 1][d] = 0;
+    clear_histogram(storage, (r + 1) & 1);
     count_candidates(histogram, static_cast<Bits>(storage.prefix), static_cast<Bits>(storage.mask), shift);
     __syncthreads();
     if (threadIdx.x < warp::kWarpThreads) {
@@ -220,7 +229,7 @@ struct SegmentedTopKBlock {
   template <class CountCandidates>
   __device__ void find_threshold(unsigned need, bool counted, CountCandidates count_candidates) {
     if (!counted) {
-      for (int d = threadIdx.x; d <= kDigits; d += kThreads) storage.histograms[0][d] = 0;
+      clear_histogram(storage, 0);
     }
     if (threadIdx.x == 0) {
       storage.prefix = 0;
@@ -304,7 +313,7 @@ struct SegmentedTopKBlock {
     }
     __syncthreads();  // the compacted buffer is read next
     every_key_kept = false;
-    return {prefix, mask, true};
+    return {prefix, mask};
   }
 
   /// One step of listing the winners (every key that matches the threshold wins): each lane offers one key, and
@@ -338,17 +347,13 @@ struct SegmentedTopKBlock {
   /// (item j of thread t is key j * kThreads + t): its selection bits, with its top digits counted into histogram 0.
   static constexpr int kRowItems = 2 * kItems;
   __device__ void load_row(const K* keys, unsigned length, Bits (&items)[kRowItems]) {
-    constexpr int kTopShift = RadixKey<K>::kBits - kRadixBits;
 #pragma unroll
     for (int j = 0; j < kRowItems; ++j) {
       const bool valid = j * kThreads + threadIdx.x < length;
       items[j] = valid ? bits_of((keys + threadIdx.x)[j * kThreads]) : Bits{0};
     }
 #pragma unroll
-    for (int j = 0; j < kRowItems; ++j) {
-      const bool valid = j * kThreads + threadIdx.x < length;
-      atomicAdd(&storage.histograms[0][valid ? static_cast<unsigned>(items[j] >> kTopShift) : kDigits], 1u);
-    }
+    for (int j = 0; j < kRowItems; ++j) count_top_digit(items[j], j * kThreads + threadIdx.x < length);
   }
 
   /// A row held by load_row into the buffer, as select() leaves it when every key is kept.
@@ -362,7 +367,7 @@ struct SegmentedTopKBlock {
   /// Reads the segment [keys, keys + length) and returns how many keys the buffer keeps, in input order: all of
   /// them (at most capacity), or its `need` winners and the later keys that passed their threshold.
   __device__ unsigned select(const K* keys, unsigned length, unsigned need) {
-    TopKThreshold<Bits> threshold{0, 0, false};
+    TopKThreshold<Bits> threshold{0, 0};  // read once every_key_kept is false
     unsigned count = 0;
     K next[kItems];
     auto load = [&](unsigned chunk) {
@@ -387,21 +392,17 @@ struct SegmentedTopKBlock {
       Bits items[kItems];
 #pragma unroll
       for (int j = 0; j < kItems; ++j) items[j] = bits_of(next[j]);
-      if (!threshold.set) {
+      if (every_key_kept) {
         // Every key is kept, and counted for the first round (the chunk's tail in the extra bin).
-        constexpr int kTopShift = RadixKey<K>::kBits - kRadixBits;
 #pragma unroll
-        for (int j = 0; j < kItems; ++j) {
-          const bool in = j * kThreads + threadIdx.x < valid;
-          atomicAdd(&storage.histograms[0][in ? static_cast<unsigned>(items[j] >> kTopShift) : kDigits], 1u);
-        }
+        for (int j = 0; j < kItems; ++j) count_top_digit(items[j], j * kThreads + threadIdx.x < valid);
       }
       // The next chunk's loads are in flight while this one is placed.
       if (chunk + kChunk < length) load(chunk + kChunk);
       bool kept[1][kItems];
       unsigned before[1][kItems];
       unsigned total[1] = {valid};
-      if (threshold.set) {
+      if (!every_key_kept) {
 #pragma unroll
         for (int j = 0; j < kItems; ++j) {
           kept[0][j] = j * kThreads + threadIdx.x < valid && threshold.keeps(items[j]);
@@ -451,7 +452,7 @@ __global__ void __launch_bounds__(Policy::block_threads, Policy::min_blocks_per_
                  size_t{blockIdx.x} * capacity;
   }
   // Histogram 0 counts a segment's top digits as its keys are read (cleared again after each segment).
-  for (int d = threadIdx.x; d <= Block::kDigits; d += Policy::block_threads) storage.histograms[0][d] = 0;
+  Block::clear_histogram(storage, 0);
   __syncthreads();
   wait_for_prior_grids();
   allow_dependent_grids();
@@ -560,7 +561,7 @@ __global__ void __launch_bounds__(Policy::block_threads, Policy::min_blocks_per_
         if constexpr (Block::kValues) out_values[s * k + i] = values[begin + position];
       }
     }
-    for (int d = threadIdx.x; d <= Block::kDigits; d += Policy::block_threads) storage.histograms[0][d] = 0;
+    Block::clear_histogram(storage, 0);
     __syncthreads();  // the next segment reuses the buffer and histogram 0
   }
 }
