@@ -85,10 +85,11 @@ TYPED_TEST(SegmentedReduce, ShortLongAndMixedSegments) {
   struct Shape {
     size_t segments, max_length;
   };
-  // A block a segment (up to about 4000 segments on an H100) or a warp each, the long ones marked: empty only;
-  // short; around the warp limit (1024); long; one segment; many around the warp limit; short only; mixed.
+  // A block a segment (many loads a thread where the segments fit the device at once, fewer beyond: up to about
+  // 2600 segments on an H100) or a warp each, the long ones marked: empty only; short; around the warp limit
+  // (1024); long; one segment; blocks of fewer loads; many around the warp limit; short only; mixed.
   for (const Shape shape : {Shape{1000, 0}, Shape{3000, 64}, Shape{300, 2000}, Shape{7, 300000}, Shape{1, 1000003},
-                            Shape{9000, 3000}, Shape{70000, 64}, Shape{20000, 20000}}) {
+                            Shape{1500, 5000}, Shape{9000, 3000}, Shape{70000, 64}, Shape{20000, 20000}}) {
     SCOPED_TRACE(::testing::Message() << shape.segments << " segments of up to " << shape.max_length);
     std::vector<int64_t> begins, ends;
     contiguous(shape.segments, shape.max_length, shape.segments + shape.max_length, begins, ends);
@@ -101,15 +102,15 @@ TYPED_TEST(SegmentedReduce, ShortLongAndMixedSegments) {
   }
 }
 
-/// Segments with gaps, overlapping, out of order, and some with end before begin (empty): a block a segment (3000)
-/// and a warp a segment (20000).
+/// Segments with gaps, overlapping, out of order, and some with end before begin (empty): a block a segment (300
+/// and 1500: many loads a thread and fewer) and a warp a segment (3000 and 20000).
 TEST(SegmentedReduce, GapsOverlapsAndAnyOrder) {
   PRIMS_REQUIRE_GPU();
   const size_t n = 500000;
   std::vector<int32_t> items(n);
   std::mt19937_64 rng(5);
   for (auto& x : items) x = static_cast<int32_t>(rng() % 100);
-  for (const size_t segments : {size_t{3000}, size_t{20000}}) {
+  for (const size_t segments : {size_t{300}, size_t{1500}, size_t{3000}, size_t{20000}}) {
     SCOPED_TRACE(::testing::Message() << segments << " segments");
     std::vector<int64_t> begins(segments), ends(segments);
     for (size_t s = 0; s < segments; ++s) {
