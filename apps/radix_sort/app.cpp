@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
+#include <filesystem>
 #include <future>
 #include <memory>
 #include <optional>
@@ -30,6 +31,26 @@
 namespace radix_sort {
 
 namespace {
+
+/// Auto sorts inputs of up to this many bytes a thread (keys and values files together) on the CPU: it finishes them
+/// before the GPU's driver and context would have started. Chosen by timing radix_sort on each backend
+/// (bench/results/2026-11-27-H100-radix_sort-backend-crossover.txt).
+constexpr size_t cpu_first_bytes_per_thread = size_t(2) << 20;
+
+/// The backend asked for, with auto made the CPU for small regular files (streams' sizes are not known in advance).
+Backend choose_backend(const Options& options) {
+  if (options.backend != Backend::Auto || options.check) return options.backend;
+  size_t bytes = 0;
+  for (const std::string* path : {&options.input, &options.values_input}) {
+    if (path->empty()) continue;
+    std::error_code error;
+    if (*path == "-" || !std::filesystem::is_regular_file(*path, error)) return Backend::Auto;
+    const auto size = std::filesystem::file_size(*path, error);
+    if (error) return Backend::Auto;
+    bytes += static_cast<size_t>(size);
+  }
+  return bytes <= cpu_first_bytes_per_thread * options.threads ? Backend::Cpu : Backend::Auto;
+}
 
 /// The GPU to sort on, once `gpu` is known: none when the CPU is asked for or (for auto) when there is no GPU.
 std::shared_ptr<GpuResources> use_gpu(Backend backend, std::future<std::shared_ptr<GpuResources>>& gpu) {
@@ -561,13 +582,13 @@ Timings phase_timings(double read_seconds, const SortStats& stats, double commit
 /// --top K: the input streams through the backend in chunks, each chunk's top taken together with the winners so
 /// far (which come from earlier in the input, so equal keys keep their input order), and the last winners are
 /// written. Each key is read once and, on the GPU, copied up once.
-int run_top(const Options& options, const LoadedInput& input, std::future<std::shared_ptr<GpuResources>>& gpu_found,
-            Clock::time_point start, Outputs& outputs) {
+int run_top(const Options& options, Backend backend_choice, const LoadedInput& input,
+            std::future<std::shared_ptr<GpuResources>>& gpu_found, Clock::time_point start, Outputs& outputs) {
   const size_t k = *options.top;
   const KeyType type = input.shape.type;
   const size_t key_size = key_type_size(type);
   const HostBudget host = host_budget(options);
-  std::shared_ptr<GpuResources> gpu = use_gpu(options.backend, gpu_found);
+  std::shared_ptr<GpuResources> gpu = use_gpu(backend_choice, gpu_found);
   std::unique_ptr<SortBackend> backend = gpu ? make_gpu_backend(gpu) : make_cpu_backend();
   const MemoryBudget budget = memory_budget(options, *backend);
   // Winners carried from chunk to chunk, and the largest chunk (the whole input where it fits) whose top, beside
@@ -631,8 +652,9 @@ int run_top(const Options& options, const LoadedInput& input, std::future<std::s
 int run(const Options& options) {
   const auto start = Clock::now();
   // Starting the CUDA driver and context takes a while; let it happen while the input is read.
+  const Backend backend_choice = choose_backend(options);
   std::future<std::shared_ptr<GpuResources>> gpu_found;
-  if (!options.check && options.backend != Backend::Cpu) gpu_found = std::async(std::launch::async, gpu_initialize);
+  if (!options.check && backend_choice != Backend::Cpu) gpu_found = std::async(std::launch::async, gpu_initialize);
 
   // A --tmpdir that cannot take spill files is an error whether or not this input would spill.
   if (!options.tmpdir.empty()) check_spill_directory(options.tmpdir);
@@ -644,7 +666,7 @@ int run(const Options& options) {
   const HostBudget host = host_budget(options);
   Inputs inputs{open_input(options.input, options.format, options.type, host.bytes, host.limit_name), {}};
   if (options.check) return check_sorted(inputs.keys, options.descending, options.threads);
-  if (options.top) return run_top(options, inputs.keys, gpu_found, start, *outputs);
+  if (options.top) return run_top(options, backend_choice, inputs.keys, gpu_found, start, *outputs);
   open_values(options, host, inputs);
   load_text_within(host.bytes, options.threads, inputs);
   const double read_seconds = seconds_since(start);
@@ -652,7 +674,7 @@ int run(const Options& options) {
   SortRequest request = sort_request(options, inputs);
   SortStats stats;
   const auto gpu_wait_start = Clock::now();
-  std::shared_ptr<GpuResources> gpu = use_gpu(options.backend, gpu_found);
+  std::shared_ptr<GpuResources> gpu = use_gpu(backend_choice, gpu_found);
   const double gpu_wait_seconds = seconds_since(gpu_wait_start);
   std::unique_ptr<SortBackend> backend = gpu ? make_gpu_backend(gpu) : make_cpu_backend();
   const MemoryBudget budget = memory_budget(options, *backend);

@@ -437,21 +437,42 @@ TEST_P(RadixSortApp, TextUnderTheFileSizeLimitIsWrittenWhereItsBoundIsNot) {
 INSTANTIATE_TEST_SUITE_P(Backends, RadixSortApp, testing::Values("cpu", "gpu"),
                          [](const testing::TestParamInfo<const char*>& info) { return std::string(info.param); });
 
-/// Without a GPU, auto says so in one line and sorts on the CPU; asking for the GPU is an error.
+/// Without a GPU, auto says so in one line and sorts on the CPU; asking for the GPU is an error. Files of up to 2 MiB a
+/// thread go to the CPU without a GPU being looked for (no word of one); one key more and auto looks (-j 1 here).
 class RadixSortAppWithoutGpu : public RadixSortApp {};
 
 TEST_P(RadixSortAppWithoutGpu, FallsBackToTheCpu) {
   if (prims::test::has_gpu()) GTEST_SKIP() << "this machine has a GPU";
-  write_file(path("in.txt"), "2\n1\n");
-  RunResult result = run("in.txt -o out.txt --backend auto", false);
+  std::vector<uint32_t> keys = random_keys<uint32_t>(size_t(1) << 19, 5);  // 2 MiB
+  write_file(path("at.bin"), as_bytes(keys));
+  RunResult result = run("at.bin -t u32 -j 1 -o at.out --backend auto", false);
+  EXPECT_EQ(result.status, 0);
+  EXPECT_EQ(result.err, "");
+  EXPECT_EQ(from_bytes<uint32_t>(read_file(path("at.out"))), gather(keys, stable_order(keys, false)));
+  keys.push_back(7);
+  write_file(path("over.bin"), as_bytes(keys));
+  result = run("over.bin -t u32 -j 1 -o over.out --backend auto", false);
   EXPECT_EQ(result.status, 0);
   EXPECT_EQ(result.err, "radix_sort: no CUDA GPU found; sorting on the CPU\n");
-  EXPECT_EQ(read_file(path("out.txt")), "1\n2\n");
-  fs::remove(path("out.txt"));
-  expect_failure("in.txt -o out.txt --backend gpu", "no CUDA GPU found", "out.txt", false);
+  EXPECT_EQ(from_bytes<uint32_t>(read_file(path("over.out"))), gather(keys, stable_order(keys, false)));
+  expect_failure("at.bin -t u32 -o out.bin --backend gpu", "no CUDA GPU found", "out.bin", false);
 }
 
 INSTANTIATE_TEST_SUITE_P(NoBackendOption, RadixSortAppWithoutGpu, testing::Values("cpu"));
+
+/// Auto sorts a small file on the CPU, with or without a GPU, and looks for no GPU.
+class RadixSortAppAuto : public RadixSortApp {};
+
+TEST_P(RadixSortAppAuto, SortsSmallFilesOnTheCpu) {
+  write_file(path("in.txt"), "2\n1\n");
+  const RunResult result = run("in.txt -o out.txt --backend auto --stats", false);
+  EXPECT_EQ(result.status, 0) << result.err;
+  EXPECT_NE(result.err.find(", sorted ascending on CPU\n"), std::string::npos) << result.err;
+  EXPECT_EQ(result.err.find("no CUDA GPU"), std::string::npos) << result.err;
+  EXPECT_EQ(read_file(path("out.txt")), "1\n2\n");
+}
+
+INSTANTIATE_TEST_SUITE_P(NoBackendOption, RadixSortAppAuto, testing::Values("cpu"));
 
 }  // namespace
 }  // namespace radix_sort

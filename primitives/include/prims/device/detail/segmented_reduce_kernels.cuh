@@ -172,10 +172,9 @@ __device__ void reduce_segment_in_block(InIt in, OutIt out, size_t s, const Offs
 
 /// MARKED: the blocks take groups of block_threads segments through `taken` and reduce those the warps kernel
 /// marked long, one at a time; otherwise block b reduces segment b (a grid of a block a segment). LOADS vectors a
-/// thread in flight; MIN_BLOCKS blocks an SM at least (registers capped to fit them), 0 for no cap.
-template <class Policy, bool MARKED, int LOADS, int MIN_BLOCKS, class InIt, class OutIt, class Offset, class Op,
-          class T>
-__global__ void __launch_bounds__(Policy::block_threads, MIN_BLOCKS)
+/// thread in flight.
+template <class Policy, bool MARKED, int LOADS, class InIt, class OutIt, class Offset, class Op, class T>
+__global__ void __launch_bounds__(Policy::block_threads)
     segmented_reduce_blocks_kernel(InIt in, OutIt out, size_t num_segments, const Offset* begin_offsets,
                                    const Offset* end_offsets, Op op, T init, const unsigned char* is_long,
                                    unsigned long long* taken) {
@@ -225,15 +224,14 @@ cudaError_t dispatch_segmented_reduce(void* temp, size_t& temp_bytes, InIt in, O
     return invalid_value("segmented_reduce: %zu segments and no offsets", num_segments);
   }
   constexpr int kLoads = Policy::loads_per_thread;
-  const auto blocks_kernel = segmented_reduce_blocks_kernel<Policy, false, kLoads, 0, InIt, OutIt, Offset, Op, T>;
+  const auto blocks_kernel = segmented_reduce_blocks_kernel<Policy, false, kLoads, InIt, OutIt, Offset, Op, T>;
   size_t resident = 0;
   PRIMS_TRY(resident_blocks(blocks_kernel, Policy::block_threads, 0, resident));
   // A block a segment costs one launch, the warps' way two: the warps pay only where the segments take several of
   // the device's fills of blocks (docs/design-notes.md, "Segmented reduce"). Segments that all fit at once get many
   // loads a thread in flight; more take blocks of fewer loads and registers, so that more of them fit at once.
   const auto packed_kernel =
-      segmented_reduce_blocks_kernel<Policy, false, Policy::packed_loads_per_thread, Policy::packed_blocks_per_sm,
-                                     InIt, OutIt, Offset, Op, T>;
+      segmented_reduce_blocks_kernel<Policy, false, Policy::packed_loads_per_thread, InIt, OutIt, Offset, Op, T>;
   if (num_segments <= Policy::block_a_segment_fills * resident) {
     return launch(num_segments <= resident ? blocks_kernel : packed_kernel, static_cast<unsigned>(num_segments),
                   Policy::block_threads, 0, stream, in, out, num_segments, begin_offsets, end_offsets, op, init,
@@ -249,7 +247,7 @@ cudaError_t dispatch_segmented_reduce(void* temp, size_t& temp_bytes, InIt in, O
                    static_cast<unsigned>(warp_blocks), Policy::block_threads, 0, stream, in, out, num_segments,
                    begin_offsets, end_offsets, op, init, is_long, taken));
   const size_t groups = (num_segments + Policy::block_threads - 1) / Policy::block_threads;
-  return launch_persistent(segmented_reduce_blocks_kernel<Policy, true, kLoads, 0, InIt, OutIt, Offset, Op, T>,
+  return launch_persistent(segmented_reduce_blocks_kernel<Policy, true, kLoads, InIt, OutIt, Offset, Op, T>,
                            groups, Policy::block_threads, 0, stream, in, out, num_segments, begin_offsets, end_offsets, op,
                            init, static_cast<const unsigned char*>(is_long), taken);
 }

@@ -179,9 +179,9 @@ struct TuningSm90 {
     static constexpr size_t block_a_segment_fills = 4;
     static constexpr int block_threads = 256;
     static constexpr int loads_per_thread = 8;
-    /// Where the segments take more than one fill of blocks: 2 loads a thread and 8 blocks an SM.
+    /// Where the segments take more than one fill of blocks: 2 loads a thread, whose fewer registers let more
+    /// blocks share an SM (bench/results/2026-11-27-H100-bench_segmented_reduce-packed-old-new.txt).
     static constexpr int packed_loads_per_thread = 2;
-    static constexpr int packed_blocks_per_sm = 8;
     static constexpr size_t warp_segment_items = 1024;
   };
 
