@@ -624,7 +624,8 @@ int run_top(const Options& options, Backend backend_choice, const LoadedInput& i
     if (got == 0) break;
     total += got;
     ++chunks;
-    backend->top(TopRequest{type, have + got, k, options.descending}, pool.get(), winners.get(), stats);
+    backend->top(TopRequest{type, have + got, k, options.descending, options.threads}, pool.get(), winners.get(),
+                 stats);
     have = std::min(k, have + got);
     std::memcpy(pool.get(), winners.get(), have * key_size);
   }

@@ -93,6 +93,7 @@ struct TopRequest {
   size_t count = 0;
   size_t k = 0;
   bool descending = false;
+  unsigned threads = 1;  // for host copies of the keys (into the GPU's pinned staging buffers)
 };
 
 /// Host memory for staging chunks, allocated once: page-locked for the GPU so copies from and to it run
