@@ -248,8 +248,8 @@ cudaError_t dispatch_segmented_reduce(void* temp, size_t& temp_bytes, InIt in, O
                    begin_offsets, end_offsets, op, init, is_long, taken));
   const size_t groups = (num_segments + Policy::block_threads - 1) / Policy::block_threads;
   return launch_persistent(segmented_reduce_blocks_kernel<Policy, true, kLoads, InIt, OutIt, Offset, Op, T>,
-                           groups, Policy::block_threads, 0, stream, in, out, num_segments, begin_offsets, end_offsets, op,
-                           init, static_cast<const unsigned char*>(is_long), taken);
+                           groups, Policy::block_threads, 0, stream, in, out, num_segments, begin_offsets,
+                           end_offsets, op, init, static_cast<const unsigned char*>(is_long), taken);
 }
 
 }  // namespace prims::detail
