@@ -401,8 +401,9 @@ struct TuningSm90 {
   /// The segmented top-k: 256 threads a segment, chunks of 8 keys a thread (4 of 8 bytes; rows of two chunks stay
   /// in registers where the block sorts the winners), a shared buffer of 4096 keys (3072 of 8 bytes) with their
   /// positions (the kept keys of a long row, for k up to the buffer less a chunk), compactions of 4 keys a thread, an
-  /// early reduction at 16 times k, and registers held to 48 a thread so that the shared memory's five blocks an SM
-  /// fit (the spills are a few words). Chosen with bench/bench_segmented_top_k (docs/design-notes.md, "Top-k").
+  /// early reduction at 16 times k, and four blocks an SM (64 registers a thread: five, at 48, spilled the row and
+  /// slowed long rows more than the fifth block sped up rows of 4096). Chosen with bench/bench_segmented_top_k
+  /// (docs/design-notes.md, "Top-k"; bench/results/2026-11-27-H100-bench_segmented_top_k-blocks-an-sm.txt).
   template <class K, class V>
   struct SegmentedTopK {
     static constexpr int radix_bits = 8;
@@ -411,7 +412,7 @@ struct TuningSm90 {
     static constexpr int buffer_keys = sizeof(K) <= 4 ? 4096 : 3072;
     static constexpr int compact_items_per_thread = 4;
     static constexpr unsigned early_reduce_factor = 16;
-    static constexpr int min_blocks_per_sm = 5;
+    static constexpr int min_blocks_per_sm = 4;
   };
 };
 
