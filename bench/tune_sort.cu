@@ -21,17 +21,20 @@ using prims::bench::Contender;
 using prims::bench::output;
 namespace detail = prims::detail;
 
-/// The shipped policy with the pass kernel's block shape and blocks an SM replaced.
-template <int THREADS, int ITEMS, int BLOCKS_PER_SM = 2>
+/// The shipped policy with the pass kernel's block shape, blocks an SM and (for pairs) values' fetch replaced.
+template <int THREADS, int ITEMS, int BLOCKS_PER_SM = 2,
+          detail::OnesweepValuesFetch FETCH = detail::OnesweepValuesFetch::Registers>
 struct Variant {
   template <class K, class V>
   struct Policy : detail::TuningSm90::Onesweep<K, V> {
     static constexpr int block_threads = THREADS;
     static constexpr int items_per_thread = ITEMS;
     static constexpr int min_blocks_per_sm = BLOCKS_PER_SM;
+    static constexpr detail::OnesweepValuesFetch values_fetch = FETCH;
   };
   static std::string name() {
-    return std::to_string(THREADS) + "x" + std::to_string(ITEMS) + "b" + std::to_string(BLOCKS_PER_SM);
+    const char* fetch = FETCH == detail::OnesweepValuesFetch::L2BeforeLookBack ? "L2l" : "";
+    return std::to_string(THREADS) + "x" + std::to_string(ITEMS) + "b" + std::to_string(BLOCKS_PER_SM) + fetch;
   }
   template <class K, class V>
   static cudaError_t sort(void* temp, size_t& bytes, detail::PassBuffers<K, V> io, size_t n, cudaStream_t s) {
@@ -176,8 +179,13 @@ int main(int argc, char** argv) {
     prims::bench::Harness harness(argc, argv, "tune_sort", 20, 28, 4);
     tune_type<uint32_t, detail::NoValues, Variant<384, 24>, Variant<256, 4, 4>, Variant<256, 8, 4>,
               Variant<256, 16, 3>, Variant<384, 8, 3>, Variant<384, 12, 3>>(harness, "tune_sort", "u32");
-    tune_type<uint32_t, uint32_t, Variant<384, 20>, Variant<384, 16>, Variant<384, 17>, Variant<384, 18>,
-              Variant<256, 4, 4>, Variant<256, 8, 4>, Variant<384, 10, 3>>(harness, "tune_sort", "u32/u32");
+    using Fetch = detail::OnesweepValuesFetch;
+    tune_type<uint32_t, uint32_t, Variant<384, 20>, Variant<384, 20, 2, Fetch::L2BeforeLookBack>,
+              Variant<384, 24, 2, Fetch::L2BeforeLookBack>, Variant<256, 20, 3, Fetch::L2BeforeLookBack>,
+              Variant<256, 24, 3, Fetch::L2BeforeLookBack>, Variant<512, 16, 2, Fetch::L2BeforeLookBack>>(
+        harness, "tune_sort", "u32/u32");
+    tune_type<uint64_t, uint32_t, Variant<384, 15>, Variant<384, 15, 2, Fetch::L2BeforeLookBack>>(harness, "tune_sort",
+                                                                                                "u64/u32");
     tune_type<float, detail::NoValues, Variant<384, 24>, Variant<256, 8, 4>, Variant<384, 12, 3>>(harness, "tune_sort", "f32");
     tune_type<uint64_t, detail::NoValues, Variant<384, 15>, Variant<256, 4, 4>, Variant<256, 8, 4>,
               Variant<384, 8, 3>>(harness, "tune_sort", "u64");

@@ -50,6 +50,18 @@ struct WarpStripedTileIo {
     }
   }
 
+  /// Asks the L2 cache for the tile's first `valid` items, a request a 128-byte line spread over the block, so that
+  /// a later load() finds them there. Every address asked for lies inside the items.
+  template <class T>
+  __device__ static void prefetch_l2(const T* tile, int valid) {
+    constexpr uintptr_t kLine = 128;
+    const uintptr_t begin = reinterpret_cast<uintptr_t>(tile);
+    const uintptr_t end = begin + static_cast<uintptr_t>(valid) * sizeof(T);
+    for (uintptr_t line = (begin & ~(kLine - 1)) + threadIdx.x * kLine; line < end; line += kThreads * kLine) {
+      prefetch_l2_line(reinterpret_cast<const void*>(line < begin ? begin : line));
+    }
+  }
+
   /// Stores items back at their own tile positions.
   template <class T>
   __device__ static void store(T* __restrict__ tile, int valid, const T (&items)[kItems]) {

@@ -38,6 +38,11 @@ using Word = std::conditional_t<sizeof(U) == 16 && alignof(U) >= 16, uint4,
                                                                       void>>>;
 }  // namespace hint_detail
 
+/// Asks the L2 cache to fetch the 128-byte line holding *p (a hint: no fault, no result).
+__device__ __forceinline__ void prefetch_l2_line(const void* p) {
+  asm volatile("prefetch.global.L2 [%0];" : : "l"(p));
+}
+
 /// *p, cached as HINT says.
 template <CacheHint HINT, class U>
 __device__ __forceinline__ U load_with_hint(const U* p) {

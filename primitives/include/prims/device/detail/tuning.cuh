@@ -46,6 +46,10 @@ inline const char* generation_name(Generation generation) {
   return "unknown";
 }
 
+/// How an Onesweep pass of pairs brings its tile's values to their scatter: loaded into registers before the
+/// look-back, or asked of the L2 cache before the look-back and loaded at the scatter (no registers held across it).
+enum class OnesweepValuesFetch { Registers, L2BeforeLookBack };
+
 /// The most keys of an Onesweep look-back portion: every count within it fits in a look-back word's 30 bits.
 inline constexpr size_t kOnesweepPortionMaxItems = (size_t{1} << 30) - 1;
 
@@ -187,24 +191,30 @@ struct TuningSm90 {
 
   /// Onesweep's passes, for uniform and low-entropy keys alike: 384 threads capped at 80 registers, so two blocks
   /// share an SM and one block's look-back wait is covered by the other's work. Keys a thread: 24 for keys-only
-  /// sorts of up to 4-byte keys (a 36 KB tile), 20 for pairs of 4-byte items, 15 for 8-byte items; from inputs of
-  /// 2^26 keys on, keys-only sorts of up to 4-byte keys take 28 (integers) or 26 (floats) (OnesweepLarge). Bigger
-  /// tiles pay off at large inputs until registers spill (float keys spill at 28: their tiles keep two digit
-  /// paths), smaller ones at 2^24 and below. Ranking finds equal digits with one ballot per digit bit:
-  /// __match_any_sync saturates its pipe, and ORing lane bits into a shared table of digit masks puts many lanes'
-  /// atomics on one word when keys have low entropy. A look-back step reads 4 earlier tiles' words at once.
-  /// Chosen with bench/tune_sort (docs/design-notes.md, "Radix sort").
+  /// sorts of up to 4-byte keys (a 36 KB tile), 15 for 8-byte items; from inputs of 2^26 keys on, keys-only sorts
+  /// of up to 4-byte keys take 28 (integers) or 26 (floats) (OnesweepLarge). Bigger tiles pay off at large inputs
+  /// until registers spill (float keys spill at 28: their tiles keep two digit paths), smaller ones at 2^24 and
+  /// below. Pairs of up to 4-byte items: 512 threads of 16 (64 registers), whose values come through L2 at the
+  /// scatter rather than wait in registers over the look-back; from 2^26 on (OnesweepLarge) 384 of 24.
+  /// Ranking finds equal digits with one ballot per digit bit: __match_any_sync saturates its pipe, and ORing lane
+  /// bits into a shared table of digit masks puts many lanes' atomics on one word when keys have low entropy. A
+  /// look-back step reads 4 earlier tiles' words at once.
+  /// Chosen with bench/tune_sort (docs/design-notes.md, "Radix sort";
+  /// bench/results/2026-11-27-H100-tune_sort-pairs-values-through-l2.txt for the pairs).
   template <class K, class V>
   struct Onesweep {
+    static constexpr bool kSmallPairs = kHasValues<V> && kSortItemBytes<K, V> <= 4;
     static constexpr int radix_bits = 8;
-    static constexpr int block_threads = 384;
+    static constexpr int block_threads = kSmallPairs ? 512 : 384;
     static constexpr int items_per_thread = !kHasValues<V> && sizeof(K) <= 4 ? 24
-                                            : kSortItemBytes<K, V> <= 4      ? 20
+                                            : kSmallPairs                    ? 16
                                             : kSortItemBytes<K, V> <= 8      ? 15
                                                                              : 5;
     static constexpr int min_blocks_per_sm = 2;
     static constexpr int lookback_words_per_step = 4;
     static constexpr bool rank_with_match_any = false;
+    static constexpr OnesweepValuesFetch values_fetch =
+        kSmallPairs ? OnesweepValuesFetch::L2BeforeLookBack : OnesweepValuesFetch::Registers;
     /// Keys of a look-back portion at most (tests make it small to cross portions with few keys).
     static constexpr size_t portion_max_items = kOnesweepPortionMaxItems;
   };
@@ -229,15 +239,17 @@ struct TuningSm90 {
   using SegmentedOnesweepHistogram = HistogramShape<THREADS, 1, sizeof(K) <= 4 ? 32 : 16, sizeof(K) <= 4 ? 16 : 8>;
 
   /// Onesweep for inputs of at least `min_items` keys: bigger tiles for keys-only sorts of up to 4-byte
-  /// keys, faster on large inputs only (26 keys a thread for floats, which spill at 28).
+  /// keys (26 keys a thread for floats, which spill at 28) and for pairs of up to 4-byte items (384 threads of 24),
+  /// faster on large inputs only.
   /// Chosen with bench/tune_sort (docs/design-notes.md, "Radix sort").
   template <class K, class V>
   struct OnesweepLarge : Onesweep<K, V> {
     static constexpr size_t min_items = size_t{1} << 26;
-    static constexpr int items_per_thread = kHasValues<V> || sizeof(K) > 4
-                                                ? Onesweep<K, V>::items_per_thread
-                                            : std::is_integral_v<K> ? 28
-                                                                    : 26;
+    static constexpr int block_threads = Onesweep<K, V>::kSmallPairs ? 384 : Onesweep<K, V>::block_threads;
+    static constexpr int items_per_thread = Onesweep<K, V>::kSmallPairs ? 24
+                                            : kHasValues<V> || sizeof(K) > 4 ? Onesweep<K, V>::items_per_thread
+                                            : std::is_integral_v<K>          ? 28
+                                                                             : 26;
   };
 
   /// Onesweep for inputs of at most `max_items` keys: tiles of 256 threads x 8 items (fewer where the
@@ -251,6 +263,8 @@ struct TuningSm90 {
     static constexpr int items_per_thread =
         Onesweep<K, V>::items_per_thread < 8 ? Onesweep<K, V>::items_per_thread : 8;
     static constexpr int min_blocks_per_sm = 4;
+    /// Small tiles have registers to spare: their values wait in them.
+    static constexpr OnesweepValuesFetch values_fetch = OnesweepValuesFetch::Registers;
   };
 
   /// The one-block sort: four block shapes by input size, the smallest whose tile holds n runs.
