@@ -103,6 +103,61 @@ TEST(Tuning, OneBlockLimitFollowsSharedMemory) {
             (one_block_max_items<TuningSm86, uint32_t, uint32_t>()));
 }
 
+/// The Onesweep tiles a sort of n pairs (or keys) takes: threads, keys a thread, and whether values come through L2.
+struct OnesweepTiles {
+  int threads = 0;
+  int items = 0;
+  bool values_through_l2 = false;
+  bool operator==(const OnesweepTiles& other) const {
+    return threads == other.threads && items == other.items && values_through_l2 == other.values_through_l2;
+  }
+};
+template <class Policy>
+OnesweepTiles tiles_of(Policy) {
+  return {Policy::block_threads, Policy::items_per_thread,
+          Policy::values_fetch == prims::detail::OnesweepValuesFetch::L2BeforeLookBack};
+}
+template <class K, class V>
+OnesweepTiles plain_sort_tiles(size_t n) {
+  OnesweepTiles tiles;
+  EXPECT_EQ(cudaSuccess, (prims::detail::radix::with_onesweep_policy<TuningSm90, K, V>(n, [&](auto policy) {
+              tiles = tiles_of(policy);
+              return cudaSuccess;
+            })));
+  return tiles;
+}
+template <class K, class V>
+OnesweepTiles segmented_sort_tiles(size_t n, size_t segments) {
+  OnesweepTiles tiles;
+  using Policy = TuningSm90::SegmentedSort<K, V>;
+  EXPECT_EQ(cudaSuccess, (prims::detail::segmented::with_segmented_onesweep_tiles<TuningSm90, K, V, Policy>(
+                             n, segments, [&](auto policy) {
+                               tiles = tiles_of(policy);
+                               return cudaSuccess;
+                             })));
+  return tiles;
+}
+std::ostream& operator<<(std::ostream& out, const OnesweepTiles& tiles) {
+  return out << tiles.threads << " x " << tiles.items << (tiles.values_through_l2 ? ", values through L2" : "");
+}
+
+TEST(Tuning, PlainSortPairsTakeTheirOwnTilesFrom2To20AndSegmentedPassesDoNot) {
+  // u32/u32: the small tiles, Onesweep's below 2^20, then OnesweepPairs, and its large form from 2^26.
+  EXPECT_EQ((plain_sort_tiles<uint32_t, uint32_t>(size_t{1} << 18)), (OnesweepTiles{256, 8, false}));
+  EXPECT_EQ((plain_sort_tiles<uint32_t, uint32_t>((size_t{1} << 20) - 1)), (OnesweepTiles{384, 20, false}));
+  EXPECT_EQ((plain_sort_tiles<uint32_t, uint32_t>(size_t{1} << 20)), (OnesweepTiles{512, 16, true}));
+  EXPECT_EQ((plain_sort_tiles<uint32_t, uint32_t>((size_t{1} << 26) - 1)), (OnesweepTiles{512, 16, true}));
+  EXPECT_EQ((plain_sort_tiles<uint32_t, uint32_t>(size_t{1} << 26)), (OnesweepTiles{384, 24, true}));
+  EXPECT_EQ((plain_sort_tiles<uint16_t, float>(size_t{1} << 22)), (OnesweepTiles{512, 16, true}));
+  // 8-byte items and keys alone keep Onesweep's tiles.
+  EXPECT_EQ((plain_sort_tiles<uint64_t, uint32_t>(size_t{1} << 22)), (OnesweepTiles{384, 15, false}));
+  EXPECT_EQ((plain_sort_tiles<uint32_t, NoValues>(size_t{1} << 22)), (OnesweepTiles{384, 24, false}));
+  EXPECT_EQ((plain_sort_tiles<uint32_t, NoValues>(size_t{1} << 26)), (OnesweepTiles{384, 28, false}));
+  // The segmented Onesweep passes keep Onesweep's tiles for pairs, small segments or large.
+  EXPECT_EQ((segmented_sort_tiles<uint32_t, uint32_t>(size_t{1} << 26, 1024)), (OnesweepTiles{384, 20, false}));
+  EXPECT_EQ((segmented_sort_tiles<uint32_t, uint32_t>(size_t{1} << 28, 16)), (OnesweepTiles{384, 20, false}));
+}
+
 using ForcedTable = prims::test::ForcedTuning;
 
 Generation table_taken() {

@@ -469,6 +469,11 @@ cudaError_t with_onesweep_policy(size_t n, Sort&& sort) {
   using Default = typename Table::template Onesweep<K, V>;
   using Small = typename Table::template OnesweepSmall<K, V>;
   if (n <= Small::max_items) return sort(Small{});
+  using Pairs = typename Table::template OnesweepPairs<K, V>;
+  if constexpr (Pairs::applies) {
+    if (n >= Pairs::large_min_items) return sort(typename Table::template OnesweepPairsLarge<K, V>{});
+    if (n >= Pairs::min_items) return sort(Pairs{});
+  }
   using Large = typename Table::template OnesweepLarge<K, V>;
   if constexpr (Large::items_per_thread != Default::items_per_thread) {
     if (n >= Large::min_items) return sort(Large{});

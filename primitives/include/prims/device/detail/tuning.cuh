@@ -191,30 +191,26 @@ struct TuningSm90 {
 
   /// Onesweep's passes, for uniform and low-entropy keys alike: 384 threads capped at 80 registers, so two blocks
   /// share an SM and one block's look-back wait is covered by the other's work. Keys a thread: 24 for keys-only
-  /// sorts of up to 4-byte keys (a 36 KB tile), 15 for 8-byte items; from inputs of 2^26 keys on, keys-only sorts
-  /// of up to 4-byte keys take 28 (integers) or 26 (floats) (OnesweepLarge). Bigger tiles pay off at large inputs
-  /// until registers spill (float keys spill at 28: their tiles keep two digit paths), smaller ones at 2^24 and
-  /// below. Pairs of up to 4-byte items: 512 threads of 16 (64 registers), whose values come through L2 at the
-  /// scatter rather than wait in registers over the look-back; from 2^26 on (OnesweepLarge) 384 of 24.
+  /// sorts of up to 4-byte keys (a 36 KB tile), 20 for pairs of 4-byte items, 15 for 8-byte items; from inputs of
+  /// 2^26 keys on, keys-only sorts of up to 4-byte keys take 28 (integers) or 26 (floats) (OnesweepLarge). Bigger
+  /// tiles pay off at large inputs until registers spill (float keys spill at 28: their tiles keep two digit
+  /// paths), smaller ones at 2^24 and below. The plain sort's pairs of up to 4-byte items take OnesweepPairs.
   /// Ranking finds equal digits with one ballot per digit bit: __match_any_sync saturates its pipe, and ORing lane
   /// bits into a shared table of digit masks puts many lanes' atomics on one word when keys have low entropy. A
   /// look-back step reads 4 earlier tiles' words at once.
-  /// Chosen with bench/tune_sort (docs/design-notes.md, "Radix sort";
-  /// bench/results/2026-11-27-H100-tune_sort-pairs-values-through-l2.txt for the pairs).
+  /// Chosen with bench/tune_sort (docs/design-notes.md, "Radix sort").
   template <class K, class V>
   struct Onesweep {
-    static constexpr bool kSmallPairs = kHasValues<V> && kSortItemBytes<K, V> <= 4;
     static constexpr int radix_bits = 8;
-    static constexpr int block_threads = kSmallPairs ? 512 : 384;
+    static constexpr int block_threads = 384;
     static constexpr int items_per_thread = !kHasValues<V> && sizeof(K) <= 4 ? 24
-                                            : kSmallPairs                    ? 16
+                                            : kSortItemBytes<K, V> <= 4      ? 20
                                             : kSortItemBytes<K, V> <= 8      ? 15
                                                                              : 5;
     static constexpr int min_blocks_per_sm = 2;
     static constexpr int lookback_words_per_step = 4;
     static constexpr bool rank_with_match_any = false;
-    static constexpr OnesweepValuesFetch values_fetch =
-        kSmallPairs ? OnesweepValuesFetch::L2BeforeLookBack : OnesweepValuesFetch::Registers;
+    static constexpr OnesweepValuesFetch values_fetch = OnesweepValuesFetch::Registers;
     /// Keys of a look-back portion at most (tests make it small to cross portions with few keys).
     static constexpr size_t portion_max_items = kOnesweepPortionMaxItems;
   };
@@ -239,17 +235,36 @@ struct TuningSm90 {
   using SegmentedOnesweepHistogram = HistogramShape<THREADS, 1, sizeof(K) <= 4 ? 32 : 16, sizeof(K) <= 4 ? 16 : 8>;
 
   /// Onesweep for inputs of at least `min_items` keys: bigger tiles for keys-only sorts of up to 4-byte
-  /// keys (26 keys a thread for floats, which spill at 28) and for pairs of up to 4-byte items (384 threads of 24),
-  /// faster on large inputs only.
+  /// keys, faster on large inputs only (26 keys a thread for floats, which spill at 28).
   /// Chosen with bench/tune_sort (docs/design-notes.md, "Radix sort").
   template <class K, class V>
   struct OnesweepLarge : Onesweep<K, V> {
     static constexpr size_t min_items = size_t{1} << 26;
-    static constexpr int block_threads = Onesweep<K, V>::kSmallPairs ? 384 : Onesweep<K, V>::block_threads;
-    static constexpr int items_per_thread = Onesweep<K, V>::kSmallPairs ? 24
-                                            : kHasValues<V> || sizeof(K) > 4 ? Onesweep<K, V>::items_per_thread
-                                            : std::is_integral_v<K>          ? 28
-                                                                             : 26;
+    static constexpr int items_per_thread = kHasValues<V> || sizeof(K) > 4
+                                                ? Onesweep<K, V>::items_per_thread
+                                            : std::is_integral_v<K> ? 28
+                                                                    : 26;
+  };
+
+  /// The plain sort's (and the partition's) Onesweep for pairs of up to 4-byte items from `min_items` keys on:
+  /// 512 threads of 16 (64 registers), whose values come through L2 at the scatter rather than wait in registers
+  /// over the look-back; from `large_min_items` on, 384 of 24. Below min_items Onesweep's tiles stay (no faster
+  /// there). The segmented Onesweep passes keep Onesweep's tiles: with these they were 13-45% slower.
+  /// Chosen with bench/tune_sort and bench_sort (bench/results/2026-11-27-H100-tune_sort-pairs-values-through-l2.txt,
+  /// ...-bench_sort-pairs-tiles-old-new.txt, ...-pairs-tiles-elsewhere.txt).
+  template <class K, class V>
+  struct OnesweepPairs : Onesweep<K, V> {
+    static constexpr bool applies = kHasValues<V> && kSortItemBytes<K, V> <= 4;
+    static constexpr size_t min_items = size_t{1} << 20;
+    static constexpr size_t large_min_items = size_t{1} << 26;
+    static constexpr int block_threads = 512;
+    static constexpr int items_per_thread = 16;
+    static constexpr OnesweepValuesFetch values_fetch = OnesweepValuesFetch::L2BeforeLookBack;
+  };
+  template <class K, class V>
+  struct OnesweepPairsLarge : OnesweepPairs<K, V> {
+    static constexpr int block_threads = 384;
+    static constexpr int items_per_thread = 24;
   };
 
   /// Onesweep for inputs of at most `max_items` keys: tiles of 256 threads x 8 items (fewer where the
@@ -263,8 +278,6 @@ struct TuningSm90 {
     static constexpr int items_per_thread =
         Onesweep<K, V>::items_per_thread < 8 ? Onesweep<K, V>::items_per_thread : 8;
     static constexpr int min_blocks_per_sm = 4;
-    /// Small tiles have registers to spare: their values wait in them.
-    static constexpr OnesweepValuesFetch values_fetch = OnesweepValuesFetch::Registers;
   };
 
   /// The one-block sort: four block shapes by input size, the smallest whose tile holds n runs.
