@@ -434,7 +434,8 @@ TEST(RadixSortDistributions, Uint32Pairs) {
       check_sort<RadixSortAlgorithm::OneBlock>(small, &small_index, {order});
       if (::testing::Test::HasFatalFailure()) return;
     }
-    for (size_t n : {size_t{kOnesweepTile} - 1, size_t{1000003}}) {
+    // 2^20 + 4097 pairs take the plain sort's own pairs tiles (OnesweepPairs), the others Onesweep's.
+    for (size_t n : {size_t{kOnesweepTile} - 1, size_t{1000003}, (size_t{1} << 20) + 4097}) {
       const auto keys = distribution(name, n, n);
       std::vector<uint32_t> index(n);
       for (size_t i = 0; i < n; ++i) index[i] = static_cast<uint32_t>(i);
