@@ -4,19 +4,15 @@
 
 #include <algorithm>
 #include <cmath>
-#include <condition_variable>
 #include <cstring>
-#include <deque>
-#include <exception>
-#include <mutex>
 #include <numeric>
 #include <optional>
-#include <thread>
 #include <vector>
 
 #include "bucket_store.hpp"
 #include "errors.hpp"
 #include "parallel.hpp"
+#include "slot_pipeline.hpp"
 #include "timing.hpp"
 
 namespace radix_sort {
@@ -40,41 +36,6 @@ constexpr size_t chunk_buffers = 2 * staging_slots + write_behind_buffers;
 
 size_t value_size(const SortRequest& request) { return request.argsort ? sizeof(uint64_t) : request.value_bytes; }
 
-/// A queue between two pipeline stages; closing it wakes every waiter (the end of the data, or an error).
-template <class T>
-class Channel {
- public:
-  void push(T item) {
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      items_.push_back(std::move(item));
-    }
-    ready_.notify_one();
-  }
-  /// The next item, or nothing once closed and drained.
-  std::optional<T> pop() {
-    std::unique_lock<std::mutex> lock(mutex_);
-    ready_.wait(lock, [&] { return !items_.empty() || closed_; });
-    if (items_.empty()) return std::nullopt;
-    T item = std::move(items_.front());
-    items_.pop_front();
-    return item;
-  }
-  void close() {
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      closed_ = true;
-    }
-    ready_.notify_all();
-  }
-
- private:
-  std::mutex mutex_;
-  std::condition_variable ready_;
-  std::deque<T> items_;
-  bool closed_ = false;
-};
-
 /// One chunk's staging buffers: the input as read, and the same elements partitioned.
 struct StagingSlot {
   HostBuffer keys_in;
@@ -93,17 +54,13 @@ class WriteBehind {
   WriteBehind(SortBackend& backend, size_t buffer_bytes, unsigned threads, bool direct)
       : buffer_bytes_(buffer_bytes), threads_(threads), direct_(direct) {
     if (direct_) return;
-    for (HostBuffer& buffer : buffers_) {
-      buffer = backend.allocate_staging(buffer_bytes);
-      free_.push(buffer.data);
+    std::vector<Piece*> pieces;
+    for (Piece& piece : pieces_) {
+      piece.buffer = backend.allocate_staging(buffer_bytes);
+      pieces.push_back(&piece);
     }
-    thread_ = std::thread([this] { drain(); });
-  }
-  WriteBehind(const WriteBehind&) = delete;
-  WriteBehind& operator=(const WriteBehind&) = delete;
-  ~WriteBehind() {
-    pending_.close();
-    if (thread_.joinable()) thread_.join();
+    pipeline_.emplace(pieces, std::vector<SlotPipeline<Piece>::Stage>{
+                                  [](Piece& piece) { (*piece.writer)(piece.first, piece.count, piece.buffer.data); }});
   }
 
   /// Queues elements [first, first + count) for `writer`. Rethrows the error of an earlier write.
@@ -112,59 +69,37 @@ class WriteBehind {
       writer(first, count, source);
       return;
     }
-    const size_t piece = std::max<size_t>(buffer_bytes_ / element_bytes, 1);
-    for (size_t done = 0; done < count; done += piece) {
-      const size_t items = std::min(piece, count - done);
-      std::optional<char*> buffer = free_.pop();
-      if (!buffer) rethrow();
-      parallel_copy(*buffer, static_cast<const char*>(source) + done * element_bytes, items * element_bytes, threads_);
-      pending_.push(Job{&writer, first + done, items, *buffer});
+    const size_t items_a_piece = std::max<size_t>(buffer_bytes_ / element_bytes, 1);
+    for (size_t done = 0; done < count; done += items_a_piece) {
+      const size_t items = std::min(items_a_piece, count - done);
+      Piece& piece = pipeline_->acquire();
+      parallel_copy(piece.buffer.data, static_cast<const char*>(source) + done * element_bytes, items * element_bytes,
+                    threads_);
+      piece.writer = &writer;
+      piece.first = first + done;
+      piece.count = items;
+      pipeline_->submit(piece);
     }
   }
 
   /// Waits until everything queued is written; rethrows a write's error.
   void finish() {
-    pending_.close();
-    if (thread_.joinable()) thread_.join();
-    rethrow();
+    if (pipeline_) pipeline_->finish();
   }
 
  private:
-  struct Job {
-    const ChunkWriter* writer;
-    size_t first;
-    size_t count;
-    char* data;
+  struct Piece {
+    HostBuffer buffer;
+    const ChunkWriter* writer = nullptr;
+    size_t first = 0;
+    size_t count = 0;
   };
-
-  void drain() {
-    while (std::optional<Job> job = pending_.pop()) {
-      if (error_) {
-        free_.push(job->data);
-        continue;
-      }
-      try {
-        (*job->writer)(job->first, job->count, job->data);
-        free_.push(job->data);
-      } catch (...) {
-        error_ = std::current_exception();
-        free_.close();  // wakes a writer waiting for a buffer, which then rethrows
-      }
-    }
-  }
-
-  void rethrow() {
-    if (error_) std::rethrow_exception(error_);
-  }
 
   size_t buffer_bytes_;
   unsigned threads_;
   bool direct_;
-  HostBuffer buffers_[write_behind_buffers];
-  Channel<char*> free_;
-  Channel<Job> pending_;
-  std::exception_ptr error_;  // set by the writing thread before it closes free_
-  std::thread thread_;
+  Piece pieces_[write_behind_buffers];
+  std::optional<SlotPipeline<Piece>> pipeline_;  // after the pieces: its threads end before they go
 };
 
 /// Fills the keys (and values) of a chunk with up to `max` elements; returns how many, 0 at the end.
@@ -242,7 +177,7 @@ class OutOfCoreSort {
   /// Partitions everything `source` gives by the digit [begin_bit, end_bit) into a new store: reading, partitioning
   /// on the backend and appending to the buckets run as three stages over the staging slots.
   std::unique_ptr<BucketStore> partition(const ChunkSource& source, int begin_bit, int end_bit, bool in_host_memory) {
-    // Wall time on this thread: partitioning on the backend, and the rest waiting on reading and appending.
+    // The wall time less the backend's partitioning counts as reading (waiting on the stages included).
     const auto start = Clock::now();
     const double partition_seconds_before = stats_.partition_seconds;
     std::unique_ptr<BucketStore> store = make_store(in_host_memory);
@@ -253,68 +188,33 @@ class OutOfCoreSort {
     chunk_request.begin_bit = begin_bit;
     chunk_request.end_bit = end_bit;
 
-    Channel<StagingSlot*> free_slots;
-    Channel<StagingSlot*> read_slots;
-    Channel<StagingSlot*> partitioned_slots;
-    for (StagingSlot& slot : slots_) free_slots.push(&slot);
-    std::mutex error_mutex;
-    std::exception_ptr error;
-    const auto fail = [&](std::exception_ptr caught) {
-      {
-        std::lock_guard<std::mutex> lock(error_mutex);
-        if (!error) error = caught;
-      }
-      free_slots.close();
-      read_slots.close();
-      partitioned_slots.close();
-    };
-
-    double reading_seconds = 0;  // busy time of the reader and appender threads, for --stats
+    // This thread reads; the backend partitions and the store appends, each on a thread of its own.
+    double reading_seconds = 0;  // busy time of the reading and of the appending, for --stats
     double storing_seconds = 0;
-    std::thread reader([&] {
-      try {
-        while (std::optional<StagingSlot*> slot = free_slots.pop()) {
-          StagingSlot& s = **slot;
-          const auto read_start = Clock::now();
-          s.count = source(plan_.chunk_elements, s.keys_in.data, s.values_in.data);
-          reading_seconds += seconds_since(read_start);
-          if (s.count == 0) break;
-          read_slots.push(&s);
-        }
-        read_slots.close();
-      } catch (...) {
-        fail(std::current_exception());
-      }
-    });
-    std::thread appender([&] {
-      try {
-        while (std::optional<StagingSlot*> slot = partitioned_slots.pop()) {
-          StagingSlot& s = **slot;
-          const auto store_start = Clock::now();
-          store->add_partitioned(s.offsets.data(), s.keys_out.data, value_bytes_ > 0 ? s.values_out.data : nullptr);
-          storing_seconds += seconds_since(store_start);
-          free_slots.push(&s);
-        }
-      } catch (...) {
-        fail(std::current_exception());
-      }
-    });
-    try {
-      while (std::optional<StagingSlot*> slot = read_slots.pop()) {
-        StagingSlot& s = **slot;
-        chunk_request.count = s.count;
-        s.offsets.assign(chunk_request.buckets() + 1, 0);
-        backend_.partition(chunk_request, s.keys_in.data, s.values_in.data, s.keys_out.data, s.values_out.data,
-                           s.offsets.data(), stats_);
-        partitioned_slots.push(&s);
-      }
-      partitioned_slots.close();
-    } catch (...) {
-      fail(std::current_exception());
+    std::vector<StagingSlot*> slots;
+    for (StagingSlot& slot : slots_) slots.push_back(&slot);
+    SlotPipeline<StagingSlot> pipeline(
+        slots, {[&](StagingSlot& s) {
+                  chunk_request.count = s.count;
+                  s.offsets.assign(chunk_request.buckets() + 1, 0);
+                  backend_.partition(chunk_request, s.keys_in.data, s.values_in.data, s.keys_out.data,
+                                     s.values_out.data, s.offsets.data(), stats_);
+                },
+                [&](StagingSlot& s) {
+                  const auto store_start = Clock::now();
+                  store->add_partitioned(s.offsets.data(), s.keys_out.data,
+                                         value_bytes_ > 0 ? s.values_out.data : nullptr);
+                  storing_seconds += seconds_since(store_start);
+                }});
+    while (true) {
+      StagingSlot& s = pipeline.acquire();
+      const auto read_start = Clock::now();
+      s.count = source(plan_.chunk_elements, s.keys_in.data, s.values_in.data);
+      reading_seconds += seconds_since(read_start);
+      if (s.count == 0) break;
+      pipeline.submit(s);
     }
-    reader.join();
-    appender.join();
-    if (error) std::rethrow_exception(error);
+    pipeline.finish();
     const auto finish_start = Clock::now();
     store->finish_appending();
     storing_seconds += seconds_since(finish_start);

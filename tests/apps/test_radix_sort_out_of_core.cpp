@@ -11,6 +11,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <cstring>
@@ -32,6 +34,7 @@
 #include "options.hpp"
 #include "out_of_core.hpp"
 #include "progress.hpp"
+#include "slot_pipeline.hpp"
 
 namespace radix_sort {
 namespace {
@@ -140,6 +143,97 @@ TEST(CpuPartition, IsStableAndOrdersBucketsLikeTheSort) {
   std::vector<size_t> offsets(257);
   radix_partition_cpu<int32_t, NoValues>(two.data(), nullptr, out.data(), nullptr, 2, 24, 32, false, offsets.data());
   EXPECT_EQ(out, (std::vector<int32_t>{-5, 5}));
+}
+
+// ---- SlotPipeline (the partition's and the write-behind's stages) ---------------------------------------------------
+
+struct NumberSlot {
+  int value = -1;
+};
+
+std::vector<NumberSlot*> slot_pointers(std::vector<NumberSlot>& slots) {
+  std::vector<NumberSlot*> pointers;
+  for (NumberSlot& slot : slots) pointers.push_back(&slot);
+  return pointers;
+}
+
+TEST(SlotPipeline, EveryStageSeesEverySlotInOrderWithFewSlotsInFlight) {
+  std::vector<NumberSlot> slots(3);
+  std::vector<int> first_seen;
+  std::vector<int> second_seen;
+  std::atomic<int> in_flight{0};
+  int most_in_flight = 0;
+  {
+    SlotPipeline<NumberSlot> pipeline(slot_pointers(slots),
+                                      {[&](NumberSlot& slot) {
+                                         first_seen.push_back(slot.value);
+                                         slot.value *= 2;
+                                       },
+                                       [&](NumberSlot& slot) {
+                                         second_seen.push_back(slot.value);
+                                         --in_flight;
+                                       }});
+    for (int i = 0; i < 1000; ++i) {
+      NumberSlot& slot = pipeline.acquire();
+      most_in_flight = std::max(most_in_flight, ++in_flight);
+      slot.value = i;
+      pipeline.submit(slot);
+    }
+    pipeline.finish();
+  }
+  std::vector<int> expected(1000);
+  std::iota(expected.begin(), expected.end(), 0);
+  EXPECT_EQ(first_seen, expected);
+  for (int& value : expected) value *= 2;
+  EXPECT_EQ(second_seen, expected);
+  EXPECT_LE(most_in_flight, 3);
+  EXPECT_EQ(in_flight, 0);
+}
+
+TEST(SlotPipeline, AStagesErrorReachesTheCallerAndStopsTheRest) {
+  for (const int failing_stage : {0, 1}) {
+    std::vector<NumberSlot> slots(2);
+    int later_stage_after_error = 0;
+    SlotPipeline<NumberSlot> pipeline(slot_pointers(slots),
+                                      {[&](NumberSlot& slot) {
+                                         if (failing_stage == 0 && slot.value == 10) throw AppError("stage 0 failed");
+                                       },
+                                       [&](NumberSlot& slot) {
+                                         if (failing_stage == 1 && slot.value == 10) throw AppError("stage 1 failed");
+                                         if (slot.value > 10 && failing_stage == 0) ++later_stage_after_error;
+                                       }});
+    std::string caught;
+    try {
+      for (int i = 0; i < 1000; ++i) {
+        NumberSlot& slot = pipeline.acquire();
+        slot.value = i;
+        pipeline.submit(slot);
+      }
+      pipeline.finish();
+    } catch (const AppError& error) {
+      caught = error.what();
+    }
+    EXPECT_EQ(caught, "stage " + std::to_string(failing_stage) + " failed");
+    EXPECT_EQ(later_stage_after_error, 0);
+  }
+}
+
+TEST(SlotPipeline, TheCallersErrorLeavesNoThreadBehind) {
+  std::vector<NumberSlot> slots(2);
+  std::atomic<int> done{0};
+  try {
+    SlotPipeline<NumberSlot> pipeline(slot_pointers(slots), {[&](NumberSlot&) {
+                                        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+                                        ++done;
+                                      }});
+    for (int i = 0; i < 5; ++i) pipeline.submit(pipeline.acquire());
+    throw AppError("the caller failed");
+  } catch (const AppError&) {
+  }
+  const int after = done;
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  EXPECT_EQ(done, after);  // the stage's thread was joined: nothing runs on
+  EXPECT_GE(after, 3);
 }
 
 class BucketStoreTest : public testing::TestWithParam<bool> {
@@ -647,6 +741,15 @@ TEST_P(OutOfCoreFaults, TheFileSizeLimitWhileWritingTheOutputIsOneError) {
   // Host buckets: only the output is written, and it passes the limit.
   expect_file_size_limit_error("in.bin -t u32 -o out --gpu-memory 64KiB --tmpdir spill", 100'000, "cannot write 'out'");
   expect_nothing_left();
+}
+
+TEST_P(OutOfCoreFaults, AFullDeviceWhileTheOutputIsWrittenBehindIsOneError) {
+  if (!fs::exists("/dev/full")) GTEST_SKIP() << "no /dev/full here";
+  // Spilled buckets: the output goes through the write-behind's thread, whose error reaches the sort.
+  write_file(path("in.bin"), as_bytes(random_keys<uint32_t>(300'000, 8)));
+  expect_failure("in.bin -t u32 -o /dev/full --gpu-memory 64KiB --host-memory 1MiB --tmpdir spill",
+                 "cannot write '/dev/full'");
+  EXPECT_TRUE(fs::is_empty(path("spill")));
 }
 
 TEST_P(OutOfCoreFaults, TheFileSizeLimitWhileWritingASpillFileIsOneError) {
