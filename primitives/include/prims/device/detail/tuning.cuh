@@ -248,8 +248,8 @@ struct TuningSm90 {
 
   /// The plain sort's (and the partition's) Onesweep for pairs of up to 4-byte items from `min_items` keys on:
   /// 512 threads of 16 (64 registers), whose values come through L2 at the scatter rather than wait in registers
-  /// over the look-back; from `large_min_items` on, 384 of 24. Below min_items Onesweep's tiles stay (no faster
-  /// there). The segmented Onesweep passes keep Onesweep's tiles: with these they were 13-45% slower.
+  /// over the look-back; from `large_min_items` on, 384 of 24. Below min_items Onesweep's tiles stay (these were
+  /// no faster there), and so do the segmented Onesweep passes (these were slower on large segments).
   /// Chosen with bench/tune_sort and bench_sort (bench/results/2026-11-27-H100-tune_sort-pairs-values-through-l2.txt,
   /// ...-bench_sort-pairs-tiles-old-new.txt, ...-pairs-tiles-elsewhere.txt).
   template <class K, class V>
