@@ -66,9 +66,10 @@ class SlotPipeline {
  public:
   using Stage = std::function<void(Slot&)>;
 
-  /// Starts one thread a stage over `slots` (at least one), all of them free.
+  /// Starts one thread a stage (at least one stage) over `slots` (at least one), all of them free.
   SlotPipeline(const std::vector<Slot*>& slots, std::vector<Stage> stages)
       : stages_(std::move(stages)), queues_(stages_.size()) {
+    if (stages_.empty() || slots.empty()) throw std::logic_error("SlotPipeline: no stage or no slot");
     for (Slot* slot : slots) free_.push(slot);
     threads_.reserve(stages_.size());
     for (size_t s = 0; s < stages_.size(); ++s) threads_.emplace_back([this, s] { run_stage(s); });
@@ -89,8 +90,8 @@ class SlotPipeline {
     return **slot;
   }
 
-  /// Hands a filled slot to the first stage (to the free slots where there is no stage).
-  void submit(Slot& slot) { (queues_.empty() ? free_ : queues_.front()).push(&slot); }
+  /// Hands a filled slot to the first stage.
+  void submit(Slot& slot) { queues_.front().push(&slot); }
 
   /// Waits until every submitted slot has passed every stage, and joins the stages; rethrows a stage's error.
   void finish() {
@@ -127,7 +128,7 @@ class SlotPipeline {
   void stop(bool drop) {
     if (drop) {
       for (Channel<Slot*>& queue : queues_) queue.close(true);
-    } else if (!queues_.empty()) {
+    } else {
       queues_.front().close();
     }
     for (std::thread& thread : threads_) thread.join();

@@ -195,13 +195,12 @@ __device__ __forceinline__ void onesweep_tile(const OnesweepPass<Policy::radix_b
   // 2. Keys go to shared memory in rank order while the digit threads look back for their digit's position.
   Tile::template place_ranked<FULL>(keys, ranks, valid, storage);
   // Values load (or are fetched into L2) before the look-back, so that their latency and the look-back's overlap.
-  constexpr OnesweepValuesFetch kFetch = kHasValues<V> ? Policy::values_fetch : OnesweepValuesFetch::Registers;
+  constexpr bool kValuesThroughL2 = kHasValues<V> && Policy::values_fetch == OnesweepValuesFetch::L2BeforeLookBack;
   V values[kItems];
-  if constexpr (kHasValues<V> && kFetch == OnesweepValuesFetch::Registers) {
-    Tile::template load<FULL>(pass.buffers.values_in + tile_begin, valid, values);
-  }
-  if constexpr (kFetch == OnesweepValuesFetch::L2BeforeLookBack) {
+  if constexpr (kValuesThroughL2) {
     Tile::prefetch_l2(pass.buffers.values_in + tile_begin, valid);
+  } else if constexpr (kHasValues<V>) {
+    Tile::template load<FULL>(pass.buffers.values_in + tile_begin, valid, values);
   }
   if (digit_thread) {
     const Offset start = pass.digit_starts[threadIdx.x];
@@ -221,9 +220,7 @@ __device__ __forceinline__ void onesweep_tile(const OnesweepPass<Policy::radix_b
   typename Tile::SlotDigits slot_digits;
   Tile::template scatter_keys<FULL>(valid, digit_of, storage, pass.buffers.keys_out, slot_digits);
   if constexpr (kHasValues<V>) {
-    if constexpr (kFetch != OnesweepValuesFetch::Registers) {
-      Tile::template load<FULL>(pass.buffers.values_in + tile_begin, valid, values);
-    }
+    if constexpr (kValuesThroughL2) Tile::template load<FULL>(pass.buffers.values_in + tile_begin, valid, values);
     Tile::template scatter_values<FULL>(values, ranks, valid, slot_digits, storage, pass.buffers.values_out);
   }
 }
