@@ -21,6 +21,7 @@
 #include "prims/util/device_buffer.cuh"
 #include "prims/util/error.cuh"
 #include "progress.hpp"
+#include "slot_pipeline.hpp"
 #include "timing.hpp"
 
 namespace radix_sort {
@@ -48,75 +49,86 @@ struct GpuResources {
 
 namespace {
 
-/// Moves arrays between host readers/writers and the GPU through two pinned staging buffers, so that the host side
-/// of one chunk (reading, parsing, writing) overlaps the copy of the next.
+/// Moves arrays between host readers/writers and the GPU through the two pinned staging buffers, on a SlotPipeline
+/// (the one staging model of radix_sort): the host side of one chunk (reading, parsing, writing) overlaps the copy
+/// of the next.
 class StagedTransfer {
  public:
-  StagedTransfer(cudaStream_t stream, prims::PinnedBuffer (&buffers)[2])
-      : stream_(stream), chunk_bytes_(staging_bytes), buffers_(buffers) {}
-
-  /// Copies `count` elements of `element_bytes` from `read` to `device`; returns the copy time (GPU-timed).
-  double upload(const ChunkReader& read, void* device, size_t count, size_t element_bytes, double& read_seconds) {
-    const size_t chunk_items = chunk_bytes_ / element_bytes;
-    std::vector<ChunkCopy> copies;
-    copies.reserve((count + chunk_items - 1) / chunk_items);
-    for (size_t first = 0; first < count; first += chunk_items) {
-      const size_t chunk = copies.size();
-      const size_t items = std::min(chunk_items, count - first);
-      void* staging = buffers_[chunk % 2].data();
-      // The staging buffer is free once the copy issued from it two chunks ago has finished.
-      if (chunk >= 2) copies[chunk - 2].stop.synchronize("waiting for a copy to the GPU");
-      const auto read_start = Clock::now();
-      read(first, items, staging);
-      read_seconds += seconds_since(read_start);
-      ChunkCopy& copy = copies.emplace_back();
-      copy.start.record(stream_);
-      prims::check(cudaMemcpyAsync(static_cast<char*>(device) + first * element_bytes, staging, items * element_bytes,
-                                   cudaMemcpyHostToDevice, stream_),
-                   "copying to the GPU");
-      copy.stop.record(stream_);
-    }
-    prims::check(cudaStreamSynchronize(stream_), "copying to the GPU");
-    return total_seconds(copies);
+  StagedTransfer(cudaStream_t stream, prims::PinnedBuffer (&buffers)[2]) : stream_(stream) {
+    for (size_t i = 0; i < 2; ++i) slots_[i].buffer = buffers[i].data();
   }
 
-  /// Copies `count` elements from `device` to `write`, chunk by chunk; returns the copy time (GPU-timed).
+  /// Copies `count` elements of `element_bytes` from `read` to `device`; returns the copy time (GPU-timed). The
+  /// caller reads into a free buffer; a stage copies it up and frees it once the copy is done.
+  double upload(const ChunkReader& read, void* device, size_t count, size_t element_bytes, double& read_seconds) {
+    double copy_seconds = 0;
+    SlotPipeline<Slot> pipeline(slot_pointers(), {[&](Slot& slot) {
+                                  on_this_thread();
+                                  slot.copy.start.record(stream_);
+                                  prims::check(cudaMemcpyAsync(static_cast<char*>(device) + slot.first * element_bytes,
+                                                               slot.buffer, slot.items * element_bytes,
+                                                               cudaMemcpyHostToDevice, stream_),
+                                               "copying to the GPU");
+                                  slot.copy.stop.record(stream_);
+                                  copy_seconds += prims::Event::seconds_between(slot.copy.start, slot.copy.stop);
+                                }});
+    const size_t chunk_items = staging_bytes / element_bytes;
+    for (size_t first = 0; first < count; first += chunk_items) {
+      Slot& slot = pipeline.acquire();
+      slot.first = first;
+      slot.items = std::min(chunk_items, count - first);
+      const auto read_start = Clock::now();
+      read(first, slot.items, slot.buffer);
+      read_seconds += seconds_since(read_start);
+      pipeline.submit(slot);
+    }
+    pipeline.finish();
+    return copy_seconds;
+  }
+
+  /// Copies `count` elements from `device` to `write`, chunk by chunk; returns the copy time (GPU-timed). The
+  /// caller copies down into a free buffer; a stage waits for the copy, writes the chunk out and frees the buffer.
   double download(const void* device, size_t count, size_t element_bytes, const ChunkWriter& write,
                   double& write_seconds) {
-    const size_t chunk_items = chunk_bytes_ / element_bytes;
-    const size_t chunks = (count + chunk_items - 1) / chunk_items;
-    std::vector<ChunkCopy> copies(chunks);
-    auto issue = [&](size_t chunk) {
-      const size_t first = chunk * chunk_items;
-      const size_t items = std::min(chunk_items, count - first);
-      copies[chunk].start.record(stream_);
-      prims::check(cudaMemcpyAsync(buffers_[chunk % 2].data(), static_cast<const char*>(device) + first * element_bytes,
-                                   items * element_bytes, cudaMemcpyDeviceToHost, stream_),
+    double copy_seconds = 0;
+    SlotPipeline<Slot> pipeline(slot_pointers(), {[&](Slot& slot) {
+                                  on_this_thread();
+                                  copy_seconds += prims::Event::seconds_between(slot.copy.start, slot.copy.stop);
+                                  const auto write_start = Clock::now();
+                                  write(slot.first, slot.items, slot.buffer);
+                                  write_seconds += seconds_since(write_start);
+                                }});
+    const size_t chunk_items = staging_bytes / element_bytes;
+    for (size_t first = 0; first < count; first += chunk_items) {
+      Slot& slot = pipeline.acquire();
+      slot.first = first;
+      slot.items = std::min(chunk_items, count - first);
+      slot.copy.start.record(stream_);
+      prims::check(cudaMemcpyAsync(slot.buffer, static_cast<const char*>(device) + first * element_bytes,
+                                   slot.items * element_bytes, cudaMemcpyDeviceToHost, stream_),
                    "copying from the GPU");
-      copies[chunk].stop.record(stream_);
-    };
-    for (size_t chunk = 0; chunk < std::min<size_t>(chunks, 2); ++chunk) issue(chunk);
-    for (size_t chunk = 0; chunk < chunks; ++chunk) {
-      copies[chunk].stop.synchronize("copying from the GPU");
-      const size_t first = chunk * chunk_items;
-      const auto write_start = Clock::now();
-      write(first, std::min(chunk_items, count - first), buffers_[chunk % 2].data());
-      write_seconds += seconds_since(write_start);
-      if (chunk + 2 < chunks) issue(chunk + 2);
+      slot.copy.stop.record(stream_);
+      pipeline.submit(slot);
     }
-    return total_seconds(copies);
+    pipeline.finish();
+    return copy_seconds;
   }
 
  private:
-  static double total_seconds(const std::vector<ChunkCopy>& copies) {
-    double seconds = 0;
-    for (const ChunkCopy& copy : copies) seconds += prims::Event::seconds_between(copy.start, copy.stop);
-    return seconds;
-  }
+  struct Slot {
+    void* buffer = nullptr;
+    size_t first = 0;
+    size_t items = 0;
+    ChunkCopy copy;
+  };
+
+  std::vector<Slot*> slot_pointers() { return {&slots_[0], &slots_[1]}; }
+
+  /// The CUDA runtime uses the device of the calling thread, and a stage runs on a thread of its own.
+  static void on_this_thread() { prims::check(cudaSetDevice(0), "cudaSetDevice"); }
 
   cudaStream_t stream_;
-  size_t chunk_bytes_;
-  prims::PinnedBuffer (&buffers_)[2];
+  Slot slots_[2];
 };
 
 __global__ void fill_indices(uint64_t* indices, size_t count) {
