@@ -13,10 +13,8 @@
 
 #include "errors.hpp"
 #include "gpu_backend.hpp"
+#include "gpu_calls.hpp"
 #include "parallel.hpp"
-#include "prims/device/radix_partition.cuh"
-#include "prims/device/radix_sort.cuh"
-#include "prims/device/top_k.cuh"
 #include "prims/util/cuda_handles.cuh"
 #include "prims/util/device_buffer.cuh"
 #include "prims/util/error.cuh"
@@ -148,36 +146,19 @@ prims::DeviceBuffer<std::byte> allocate(size_t bytes, const char* what) {
   }
 }
 
-/// Calls the library's sort for the request's key and value types: `temp == nullptr` asks for the scratch size.
+/// The library's sort for the request's key and value types: `temp == nullptr` asks for the scratch size.
 cudaError_t device_sort(const SortRequest& request, void* temp, size_t& temp_bytes, void* keys, void* values,
                         cudaStream_t stream) {
-  const auto order = request.descending ? prims::device::Order::Descending : prims::device::Order::Ascending;
   return visit_key_type(request.key_type, [&](auto key_tag) {
-    using K = typename decltype(key_tag)::type;
-    // The bits above end_bit are the same in every key (a bucket of the out-of-core sort): no pass for them.
-    const int end_bit = std::min<int>(request.end_bit, 8 * sizeof(K));
-    K* typed_keys = static_cast<K*>(keys);
-    if (request.value_bytes == 0 && !request.argsort) {
-      return prims::device::radix_sort_keys<K>(temp, temp_bytes, typed_keys, typed_keys, request.count, order, 0,
-                                               end_bit, stream);
-    }
-    return visit_value_width(request.argsort ? sizeof(uint64_t) : request.value_bytes, [&](auto value_tag) {
-      using V = typename decltype(value_tag)::type;
-      V* typed_values = static_cast<V*>(values);
-      return prims::device::radix_sort_pairs<K, V>(temp, temp_bytes, typed_keys, typed_keys, typed_values, typed_values,
-                                                   request.count, order, 0, end_bit, stream);
-    });
+    return GpuCalls<typename decltype(key_tag)::type>::sort(request, temp, temp_bytes, keys, values, stream);
   });
 }
 
-/// Calls the library's top-k for the request's key type: `temp == nullptr` asks for the scratch size.
+/// The library's top-k for the request's key type: `temp == nullptr` asks for the scratch size.
 cudaError_t device_top(const TopRequest& request, void* temp, size_t& temp_bytes, const void* keys, void* keys_out,
                        cudaStream_t stream) {
-  const auto order = request.descending ? prims::device::Order::Descending : prims::device::Order::Ascending;
   return visit_key_type(request.key_type, [&](auto key_tag) {
-    using K = typename decltype(key_tag)::type;
-    return prims::device::top_k_keys<K>(temp, temp_bytes, static_cast<const K*>(keys), static_cast<K*>(keys_out),
-                                        request.count, request.k, order, stream);
+    return GpuCalls<typename decltype(key_tag)::type>::top(request, temp, temp_bytes, keys, keys_out, stream);
   });
 }
 
@@ -317,25 +298,13 @@ void gpu_sort(GpuResources& gpu, const SortRequest& request, const SortIo& io, S
   release();
 }
 
-/// Calls the library's partition for the request's key and value types: `temp == nullptr` asks for the scratch size.
+/// The library's partition for the request's key and value types: `temp == nullptr` asks for the scratch size.
 cudaError_t device_partition(const PartitionRequest& request, void* temp, size_t& temp_bytes, const void* keys_in,
                              void* keys_out, const void* values_in, void* values_out, size_t* offsets,
                              cudaStream_t stream) {
-  const auto order = request.descending ? prims::device::Order::Descending : prims::device::Order::Ascending;
   return visit_key_type(request.key_type, [&](auto key_tag) {
-    using K = typename decltype(key_tag)::type;
-    const K* typed_in = static_cast<const K*>(keys_in);
-    K* typed_out = static_cast<K*>(keys_out);
-    if (request.value_bytes == 0) {
-      return prims::device::radix_partition_keys<K>(temp, temp_bytes, typed_in, typed_out, request.count, offsets,
-                                                    request.begin_bit, request.end_bit, order, stream);
-    }
-    return visit_value_width(request.value_bytes, [&](auto value_tag) {
-      using V = typename decltype(value_tag)::type;
-      return prims::device::radix_partition_pairs<K, V>(
-          temp, temp_bytes, typed_in, typed_out, static_cast<const V*>(values_in), static_cast<V*>(values_out),
-          request.count, offsets, request.begin_bit, request.end_bit, order, stream);
-    });
+    return GpuCalls<typename decltype(key_tag)::type>::partition(request, temp, temp_bytes, keys_in, keys_out,
+                                                                 values_in, values_out, offsets, stream);
   });
 }
 

@@ -1,5 +1,6 @@
 #pragma once
-// The GPU backend: the one translation unit that uses CUDA and the library's device sort.
+// The GPU backend: CUDA set-up, staging and memory here; its calls into the library's device algorithms are in
+// gpu_calls.hpp, a translation unit a key type.
 
 #include <memory>
 
