@@ -7,9 +7,10 @@
 # OUTDIR/data on disk: in core, out of core with --gpu-memory GPU_CAP (default a quarter of the file; buckets in
 # host memory), spilled (also --host-memory HOST_CAP, default an eighth of the file, spill files in OUTDIR/data;
 # HOST_CAP 0 leaves this run out, for files whose spill would not fit the disk beside two outputs), and copies the
-# input with `cp` to the same place. Every timed run writes a new file with no writes pending (sync before), every output
-# is checked with `radix_sort --check` and compared with the in-core output. Prints wall times, --stats phases and
-# the maximum resident memory, and writes OUTDIR/out_of_core.json.
+# input with `cp` to the same place. Every timed run writes a new file with no writes pending (sync before) and
+# the outputs kept for comparison dropped from the page cache; every output is checked with `radix_sort --check` and
+# compared with the in-core output. Prints wall times, --stats phases and the maximum resident memory, and writes
+# OUTDIR/out_of_core.json.
 set -euo pipefail
 
 if [[ $# -lt 2 ]]; then
@@ -39,9 +40,15 @@ radix_sort, source, data_dir, out_dir, gpu_cap, host_cap = sys.argv[1:7]
 out = lambda name: os.path.join(data_dir, name)
 
 def fresh(path):
+    """Before a timed run: its output gone, no writes pending, and the outputs kept for comparison out of the page
+    cache, so that every run starts with about the same memory free."""
     if os.path.exists(path):
         os.remove(path)
     os.sync()
+    for name in os.listdir(data_dir):
+        fd = os.open(os.path.join(data_dir, name), os.O_RDONLY)
+        os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+        os.close(fd)
 
 def timed(command):
     before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
