@@ -2,7 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <string.h>
+
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <memory>
 
@@ -57,8 +60,8 @@ size_t ElementStream::read(size_t max_count, void* destination) {
       continue;
     }
     const size_t take = std::min(max_count - done, parsed_.count - parsed_taken_);
-    std::memcpy(out + done * element, static_cast<const char*>(parsed_.data) + parsed_taken_ * element,
-                take * element);
+    parallel_copy(out + done * element, static_cast<const char*>(parsed_.data) + parsed_taken_ * element,
+                  take * element, threads_);
     parsed_taken_ += take;
     done += take;
   }
@@ -67,21 +70,30 @@ size_t ElementStream::read(size_t max_count, void* destination) {
 
 void ElementStream::parse_next_block() {
   // The block is the carried-over partial line, then the next bytes up to the last newline in them.
-  std::string block = std::move(carry_);
-  carry_.clear();
+  const size_t kept = carry_.size();
   const size_t size = std::min(text_block_bytes_, end_ - cursor_);
-  const size_t kept = block.size();
-  block.resize(kept + size);
-  read_bytes(block.data() + kept, size);
-  if (cursor_ < end_) {
-    const size_t newline = block.rfind('\n');
-    const size_t cut = newline == std::string::npos ? 0 : newline + 1;
-    carry_.assign(block, cut, std::string::npos);
-    block.resize(cut);
+  if (block_capacity_ < kept + size) {
+    block_.reset(new char[kept + size]);  // left uninitialized: the carry and the read fill it
+    block_capacity_ = kept + size;
   }
-  parsed_ = parse_text(block, type_, threads_, file_.name(), lines_before_);
+  char* const block = block_.get();
+  std::memcpy(block, carry_.data(), kept);
+  carry_.clear();
+  read_bytes(block + kept, size);
+  size_t cut = kept + size;
+  if (cursor_ < end_) {
+    const void* newline = ::memrchr(block, '\n', kept + size);
+    cut = newline == nullptr ? 0 : static_cast<size_t>(static_cast<const char*>(newline) - block) + 1;
+    carry_.assign(block + cut, kept + size - cut);
+  }
+  const std::string_view text(block, cut);
+  parsed_ = parse_text(text, type_, threads_, file_.name(), lines_before_);
   parsed_taken_ = 0;
-  lines_before_ += static_cast<size_t>(std::count(block.begin(), block.end(), '\n'));
+  std::atomic<size_t> lines{0};
+  parallel_ranges(text.size(), threads_, [&](size_t begin, size_t end) {
+    lines += static_cast<size_t>(std::count(text.begin() + begin, text.begin() + end, '\n'));
+  });
+  lines_before_ += lines;
 }
 
 Column read_column(const InputFile& file, Format format, KeyType type, unsigned threads, size_t text_block_bytes) {

@@ -4,6 +4,7 @@
 // streams.
 
 #include <cstddef>
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -51,7 +52,10 @@ class ElementStream {
   size_t cursor_ = 0;           // the next byte to read
   size_t end_ = 0;              // the file's size when opened
   std::optional<size_t> count_;
-  // Text: the unparsed tail of the last block, the values parsed and not yet handed out, lines consumed.
+  // Text: the block being parsed (kept for the next one: a fresh 64 MiB block a time cost more than its parse), the
+  // unparsed tail of the last block, the values parsed and not yet handed out, lines consumed.
+  std::unique_ptr<char[]> block_;
+  size_t block_capacity_ = 0;
   std::string carry_;
   Column parsed_;
   size_t parsed_taken_ = 0;

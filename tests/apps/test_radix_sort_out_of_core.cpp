@@ -439,6 +439,31 @@ TEST_F(StreamTest, TextIsParsedInBlocksWithTheRightLineNumbers) {
   }
 }
 
+TEST_F(StreamTest, TextLinesLongerThanABlockCarryOver) {
+  // Lines of 10000 and 20000 characters (blanks around a number) in blocks of 4096: the block grows to hold them.
+  const std::string text = "5\n" + std::string(9000, ' ') + "-17" + std::string(1000, ' ') + "\n3\n" +
+                           std::string(20000, ' ') + "8\n\n2";
+  write_file(path_, text);
+  const InputFile file = InputFile::open(path_.string());
+  ElementStream stream(file, Format::Text, KeyType::I64, 2, 4096);
+  std::vector<int64_t> got(8);
+  size_t count = 0;
+  while (const size_t n = stream.read(got.size() - count, got.data() + count)) count += n;
+  got.resize(count);
+  EXPECT_EQ(got, (std::vector<int64_t>{5, -17, 3, 8, 2}));
+
+  write_file(path_, text + "\n" + std::string(5000, '7') + "x\n");
+  const InputFile bad = InputFile::open(path_.string());
+  ElementStream bad_stream(bad, Format::Text, KeyType::I64, 2, 4096);
+  try {
+    while (bad_stream.read(got.size(), got.data()) > 0) {
+    }
+    ADD_FAILURE() << "no error";
+  } catch (const AppError& error) {
+    EXPECT_NE(std::string(error.what()).find(":7: '"), std::string::npos) << error.what();
+  }
+}
+
 TEST_F(StreamTest, LargeBinaryReadsOnSeveralThreads) {
   std::vector<uint64_t> values(size_t(3) << 20);
   std::iota(values.begin(), values.end(), uint64_t{7});
