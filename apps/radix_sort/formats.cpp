@@ -6,6 +6,7 @@
 #include <charconv>
 #include <cmath>
 #include <limits>
+#include <numeric>
 #include <type_traits>
 #include <cstdint>
 #include <cstdlib>
@@ -351,7 +352,8 @@ size_t count_newlines(std::string_view text) {
 }
 
 template <class K>
-Column parse_text_as(std::string_view text, unsigned threads, std::string_view name, size_t lines_before) {
+Column parse_text_as(std::string_view text, unsigned threads, std::string_view name, size_t lines_before,
+                     size_t* newlines_in_text) {
   const std::vector<std::string_view> pieces = split_lines(text, size_t(threads) * 4);
   // Each line holds at most one value: count the lines of every piece to know where its values go.
   std::vector<size_t> newlines(pieces.size());
@@ -384,6 +386,7 @@ Column parse_text_as(std::string_view text, unsigned threads, std::string_view n
     if (offsets[i] != total) std::memmove(values.get() + total, values.get() + offsets[i], parsed[i].values * sizeof(K));
     total += parsed[i].values;
   }
+  if (newlines_in_text) *newlines_in_text = std::accumulate(newlines.begin(), newlines.end(), size_t(0));
   K* data = values.get();
   return Column{key_type_of<K>(), total, data, std::shared_ptr<const void>(values, data)};
 }
@@ -585,9 +588,9 @@ Column binary_column(std::string_view bytes, KeyType type, std::string_view name
 }
 
 Column parse_text(std::string_view text, KeyType type, unsigned threads, std::string_view name,
-                  size_t lines_before) {
+                  size_t lines_before, size_t* newlines) {
   return visit_key_type(type, [&](auto tag) {
-    return parse_text_as<typename decltype(tag)::type>(without_bom(text), threads, name, lines_before);
+    return parse_text_as<typename decltype(tag)::type>(without_bom(text), threads, name, lines_before, newlines);
   });
 }
 

@@ -79,9 +79,10 @@ Column binary_column(std::string_view bytes, KeyType type, std::string_view name
 /// allowed, optional sign, decimal; floats also in exponent, inf and nan forms) on up to `threads` threads. As numpy
 /// does, "-0" is 0 for unsigned types and floats too small for `type` round to a denormal or zero. Throws AppError
 /// naming the line of the first value that is not a number or does not fit `type`; `lines_before` is added to the
-/// line numbers (text that continues a file's earlier lines).
+/// line numbers (text that continues a file's earlier lines). Where `newlines` is given, it receives the number of
+/// newlines in `text` (counted in the parse anyway).
 Column parse_text(std::string_view text, KeyType type, unsigned threads, std::string_view name,
-                  size_t lines_before = 0);
+                  size_t lines_before = 0, size_t* newlines = nullptr);
 
 /// Prints `count` elements of `type`, one per line, on up to `threads` threads; the text is handed to `sink` in
 /// large pieces, in order. Floats print in the shortest form that reads back to the same value.

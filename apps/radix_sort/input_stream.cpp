@@ -5,7 +5,6 @@
 #include <string.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cstring>
 #include <memory>
 
@@ -86,13 +85,9 @@ void ElementStream::parse_next_block() {
     cut = newline == nullptr ? 0 : static_cast<size_t>(static_cast<const char*>(newline) - block) + 1;
     carry_.assign(block + cut, kept + size - cut);
   }
-  const std::string_view text(block, cut);
-  parsed_ = parse_text(text, type_, threads_, file_.name(), lines_before_);
+  size_t lines = 0;
+  parsed_ = parse_text(std::string_view(block, cut), type_, threads_, file_.name(), lines_before_, &lines);
   parsed_taken_ = 0;
-  std::atomic<size_t> lines{0};
-  parallel_ranges(text.size(), threads_, [&](size_t begin, size_t end) {
-    lines += static_cast<size_t>(std::count(text.begin() + begin, text.begin() + end, '\n'));
-  });
   lines_before_ += lines;
 }
 

@@ -366,6 +366,20 @@ TEST(Format, AnNpyNameWithoutTheMagicIsAnError) {
             std::string::npos);
 }
 
+TEST(Text, CountsTheNewlinesItParsed) {
+  // Blank lines and a last line without a newline, on more threads than lines and on one.
+  const std::string text = "\xEF\xBB\xBF" "1\n\n  2\n\n\n3";
+  for (unsigned threads : {1u, 8u}) {
+    size_t newlines = 99;
+    const Column column = parse_text(text, KeyType::I32, threads, "in.txt", 0, &newlines);
+    EXPECT_EQ(column.count, 3u);
+    EXPECT_EQ(newlines, 5u) << threads << " threads";
+  }
+  size_t none = 99;
+  parse_text("", KeyType::U8, 4, "in.txt", 0, &none);
+  EXPECT_EQ(none, 0u);
+}
+
 TEST(Text, SkipsAByteOrderMark) {
   EXPECT_EQ(parse_as<int32_t>("\xEF\xBB\xBF" "5\n-2\n"), (std::vector<int32_t>{5, -2}));
   EXPECT_EQ(load_column("\xEF\xBB\xBF" "3\n", Format::Auto, std::nullopt, 2, "x").count, 1u);
