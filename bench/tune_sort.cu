@@ -184,6 +184,10 @@ int main(int argc, char** argv) {
               Variant<384, 24, 2, Fetch::L2BeforeLookBack>, Variant<256, 20, 3, Fetch::L2BeforeLookBack>,
               Variant<256, 24, 3, Fetch::L2BeforeLookBack>, Variant<512, 16, 2, Fetch::L2BeforeLookBack>>(
         harness, "tune_sort", "u32/u32");
+    // Pairs between OnesweepSmall's and OnesweepPairs' ranges (2^19): few tiles of the default shape fill the GPU.
+    tune_type<uint32_t, uint32_t, Variant<384, 20>, Variant<256, 8, 4>, Variant<256, 12, 3>, Variant<256, 16, 3>,
+              Variant<384, 12, 3>, Variant<384, 16, 2>, Variant<256, 12, 3, Fetch::L2BeforeLookBack>,
+              Variant<384, 12, 3, Fetch::L2BeforeLookBack>>(harness, "tune_small", "u32/u32");
     tune_type<uint64_t, uint32_t, Variant<384, 15>, Variant<384, 15, 2, Fetch::L2BeforeLookBack>>(harness, "tune_sort",
                                                                                                 "u64/u32");
     tune_type<float, detail::NoValues, Variant<384, 24>, Variant<256, 8, 4>, Variant<384, 12, 3>>(harness, "tune_sort", "f32");

@@ -434,7 +434,8 @@ TEST(RadixSortDistributions, Uint32Pairs) {
       check_sort<RadixSortAlgorithm::OneBlock>(small, &small_index, {order});
       if (::testing::Test::HasFatalFailure()) return;
     }
-    // 2^20 + 4097 pairs take the plain sort's own pairs tiles (OnesweepPairs), the others Onesweep's.
+    // 1000003 pairs take the plain sort's medium pairs tiles (OnesweepPairsMedium), 2^20 + 4097 its own pairs tiles
+    // (OnesweepPairs).
     for (size_t n : {size_t{kOnesweepTile} - 1, size_t{1000003}, (size_t{1} << 20) + 4097}) {
       const auto keys = distribution(name, n, n);
       std::vector<uint32_t> index(n);

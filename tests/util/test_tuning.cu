@@ -142,9 +142,10 @@ std::ostream& operator<<(std::ostream& out, const OnesweepTiles& tiles) {
 }
 
 TEST(Tuning, PlainSortPairsTakeTheirOwnTilesFrom2To20AndSegmentedPassesDoNot) {
-  // u32/u32: the small tiles, Onesweep's below 2^20, then OnesweepPairs, and its large form from 2^26.
+  // u32/u32: the small tiles up to 2^18, the medium ones below 2^20, then OnesweepPairs, and its large form from 2^26.
   EXPECT_EQ((plain_sort_tiles<uint32_t, uint32_t>(size_t{1} << 18)), (OnesweepTiles{256, 8, false}));
-  EXPECT_EQ((plain_sort_tiles<uint32_t, uint32_t>((size_t{1} << 20) - 1)), (OnesweepTiles{384, 20, false}));
+  EXPECT_EQ((plain_sort_tiles<uint32_t, uint32_t>((size_t{1} << 18) + 1)), (OnesweepTiles{256, 16, false}));
+  EXPECT_EQ((plain_sort_tiles<uint32_t, uint32_t>((size_t{1} << 20) - 1)), (OnesweepTiles{256, 16, false}));
   EXPECT_EQ((plain_sort_tiles<uint32_t, uint32_t>(size_t{1} << 20)), (OnesweepTiles{512, 16, true}));
   EXPECT_EQ((plain_sort_tiles<uint32_t, uint32_t>((size_t{1} << 26) - 1)), (OnesweepTiles{512, 16, true}));
   EXPECT_EQ((plain_sort_tiles<uint32_t, uint32_t>(size_t{1} << 26)), (OnesweepTiles{384, 24, true}));

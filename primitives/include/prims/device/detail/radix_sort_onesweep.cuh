@@ -470,6 +470,7 @@ cudaError_t with_onesweep_policy(size_t n, Sort&& sort) {
   if constexpr (Pairs::applies) {
     if (n >= Pairs::large_min_items) return sort(typename Table::template OnesweepPairsLarge<K, V>{});
     if (n >= Pairs::min_items) return sort(Pairs{});
+    return sort(typename Table::template OnesweepPairsMedium<K, V>{});
   }
   using Large = typename Table::template OnesweepLarge<K, V>;
   if constexpr (Large::items_per_thread != Default::items_per_thread) {

@@ -248,8 +248,9 @@ struct TuningSm90 {
 
   /// The plain sort's (and the partition's) Onesweep for pairs of up to 4-byte items from `min_items` keys on:
   /// 512 threads of 16 (64 registers), whose values come through L2 at the scatter rather than wait in registers
-  /// over the look-back; from `large_min_items` on, 384 of 24. Below min_items Onesweep's tiles stay (these were
-  /// no faster there), and so do the segmented Onesweep passes (these were slower on large segments).
+  /// over the look-back; from `large_min_items` on, 384 of 24; below min_items, OnesweepPairsMedium (values through
+  /// L2 were no faster there). The segmented Onesweep passes keep Onesweep's tiles (these were slower on large
+  /// segments).
   /// Chosen with bench/tune_sort and bench_sort (bench/results/2026-11-27-H100-tune_sort-pairs-values-through-l2.txt,
   /// ...-bench_sort-pairs-tiles-old-new.txt, ...-pairs-tiles-elsewhere.txt).
   template <class K, class V>
@@ -265,6 +266,15 @@ struct TuningSm90 {
   struct OnesweepPairsLarge : OnesweepPairs<K, V> {
     static constexpr int block_threads = 384;
     static constexpr int items_per_thread = 24;
+  };
+  /// The same pairs between OnesweepSmall's range and min_items: 256 threads of 16, three blocks an SM, values in
+  /// registers. Onesweep's tiles are too few there to fill the GPU, OnesweepSmall's too many to amortize a tile's
+  /// look-back. Chosen with bench/tune_sort (bench/results/2026-11-27-H100-tune_sort-pairs-medium.txt).
+  template <class K, class V>
+  struct OnesweepPairsMedium : Onesweep<K, V> {
+    static constexpr int block_threads = 256;
+    static constexpr int items_per_thread = 16;
+    static constexpr int min_blocks_per_sm = 3;
   };
 
   /// Onesweep for inputs of at most `max_items` keys: tiles of 256 threads x 8 items (fewer where the
