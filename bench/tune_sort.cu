@@ -188,6 +188,14 @@ int main(int argc, char** argv) {
     tune_type<uint32_t, uint32_t, Variant<384, 20>, Variant<256, 8, 4>, Variant<256, 12, 3>, Variant<256, 16, 3>,
               Variant<384, 12, 3>, Variant<384, 16, 2>, Variant<256, 12, 3, Fetch::L2BeforeLookBack>,
               Variant<384, 12, 3, Fetch::L2BeforeLookBack>>(harness, "tune_small", "u32/u32");
+    tune_type<uint32_t, detail::NoValues, Variant<384, 24>, Variant<256, 16, 3>, Variant<512, 16, 2>,
+              Variant<512, 20, 2>>(harness, "tune_small", "u32");
+    tune_type<float, detail::NoValues, Variant<384, 24>, Variant<256, 16, 3>, Variant<512, 16, 2>,
+              Variant<512, 20, 2>>(harness, "tune_small", "f32");
+    tune_type<uint64_t, detail::NoValues, Variant<384, 15>, Variant<256, 12, 3>, Variant<512, 8, 2>,
+              Variant<512, 10, 2>>(harness, "tune_small", "u64");
+    tune_type<uint64_t, uint32_t, Variant<384, 15>, Variant<256, 8, 3>, Variant<256, 12, 3>, Variant<512, 8, 2>>(
+        harness, "tune_small", "u64/u32");
     tune_type<uint64_t, uint32_t, Variant<384, 15>, Variant<384, 15, 2, Fetch::L2BeforeLookBack>>(harness, "tune_sort",
                                                                                                 "u64/u32");
     tune_type<float, detail::NoValues, Variant<384, 24>, Variant<256, 8, 4>, Variant<384, 12, 3>>(harness, "tune_sort", "f32");

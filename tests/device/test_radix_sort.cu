@@ -295,6 +295,40 @@ TEST(RadixSort, PlainCalls) {
   check_plain_calls<int16_t, Payload<12>>();
 }
 
+/// Onesweep's tiles change with n (with_onesweep_policy): keys alone and with their index on both sides of every
+/// size edge the table sets for a key and value width, both orders.
+template <class K, class V>
+void check_onesweep_size_edges(std::initializer_list<size_t> sizes) {
+  for (size_t n : sizes) {
+    SCOPED_TRACE(n);
+    const auto keys = random_keys<K>(n, n + 29);
+    for (Order order : {Order::Ascending, Order::Descending}) {
+      if constexpr (std::is_same_v<V, detail::NoValues>) {
+        check_sort<RadixSortAlgorithm::Onesweep>(keys, prims::test::kNoValues, {order});
+      } else {
+        const auto values = index_values<V>(n);
+        check_sort<RadixSortAlgorithm::Onesweep>(keys, &values, {order});
+      }
+      if (::testing::Test::HasFatalFailure()) return;
+    }
+  }
+}
+
+TEST(RadixSort, OnesweepTilesOnBothSidesOfEverySizeEdge) {
+  PRIMS_REQUIRE_GPU();
+  using Table = detail::TuningSm90;
+  constexpr size_t kNarrowMax = Table::OnesweepMedium<uint32_t, detail::NoValues>::max_items;
+  constexpr size_t kWideMax = Table::OnesweepMedium<uint64_t, detail::NoValues>::max_items;
+  constexpr size_t kKeysMax = Table::OnesweepMediumKeys<uint32_t, detail::NoValues>::max_items;
+  check_onesweep_size_edges<uint32_t, detail::NoValues>(
+      {kOnesweepSmallMax + 1, kNarrowMax - 1, kNarrowMax, kKeysMax - 1, kKeysMax});
+  check_onesweep_size_edges<float, detail::NoValues>({kNarrowMax - 1, kNarrowMax + 1});
+  check_onesweep_size_edges<uint32_t, uint32_t>({kOnesweepSmallMax + 1, kNarrowMax - 1, kNarrowMax});
+  check_onesweep_size_edges<uint64_t, detail::NoValues>({kOnesweepSmallMax + 1, kWideMax - 1, kWideMax});
+  check_onesweep_size_edges<uint64_t, uint32_t>({kOnesweepSmallMax + 1, kWideMax - 1, kWideMax});
+  check_onesweep_size_edges<double, detail::NoValues>({kOnesweepSmallMax + 1, kWideMax - 1});
+}
+
 /// Every algorithm on a non-blocking stream with work queued before and after it.
 TEST(RadixSort, EveryAlgorithmRunsOnItsStream) {
   PRIMS_REQUIRE_GPU();
@@ -434,7 +468,7 @@ TEST(RadixSortDistributions, Uint32Pairs) {
       check_sort<RadixSortAlgorithm::OneBlock>(small, &small_index, {order});
       if (::testing::Test::HasFatalFailure()) return;
     }
-    // 1000003 pairs take the plain sort's medium pairs tiles (OnesweepPairsMedium), 2^20 + 4097 its own pairs tiles
+    // 1000003 pairs take the medium tiles (OnesweepMedium), 2^20 + 4097 the plain sort's own pairs tiles
     // (OnesweepPairs).
     for (size_t n : {size_t{kOnesweepTile} - 1, size_t{1000003}, (size_t{1} << 20) + 4097}) {
       const auto keys = distribution(name, n, n);

@@ -141,7 +141,7 @@ std::ostream& operator<<(std::ostream& out, const OnesweepTiles& tiles) {
   return out << tiles.threads << " x " << tiles.items << (tiles.values_through_l2 ? ", values through L2" : "");
 }
 
-TEST(Tuning, PlainSortPairsTakeTheirOwnTilesFrom2To20AndSegmentedPassesDoNot) {
+TEST(Tuning, PlainSortTilesBySizeAndItemWidthAndSegmentedPassesKeepOnesweeps) {
   // u32/u32: the small tiles up to 2^18, the medium ones below 2^20, then OnesweepPairs, and its large form from 2^26.
   EXPECT_EQ((plain_sort_tiles<uint32_t, uint32_t>(size_t{1} << 18)), (OnesweepTiles{256, 8, false}));
   EXPECT_EQ((plain_sort_tiles<uint32_t, uint32_t>((size_t{1} << 18) + 1)), (OnesweepTiles{256, 16, false}));
@@ -150,10 +150,21 @@ TEST(Tuning, PlainSortPairsTakeTheirOwnTilesFrom2To20AndSegmentedPassesDoNot) {
   EXPECT_EQ((plain_sort_tiles<uint32_t, uint32_t>((size_t{1} << 26) - 1)), (OnesweepTiles{512, 16, true}));
   EXPECT_EQ((plain_sort_tiles<uint32_t, uint32_t>(size_t{1} << 26)), (OnesweepTiles{384, 24, true}));
   EXPECT_EQ((plain_sort_tiles<uint16_t, float>(size_t{1} << 22)), (OnesweepTiles{512, 16, true}));
-  // 8-byte items and keys alone keep Onesweep's tiles.
-  EXPECT_EQ((plain_sort_tiles<uint64_t, uint32_t>(size_t{1} << 22)), (OnesweepTiles{384, 15, false}));
-  EXPECT_EQ((plain_sort_tiles<uint32_t, NoValues>(size_t{1} << 22)), (OnesweepTiles{384, 24, false}));
+  // Keys alone of up to 4 bytes: 256 x 16 below 2^20, 512 x 16 below 2^24, then Onesweep's tiles, larger from 2^26.
+  EXPECT_EQ((plain_sort_tiles<uint32_t, NoValues>((size_t{1} << 18) + 1)), (OnesweepTiles{256, 16, false}));
+  EXPECT_EQ((plain_sort_tiles<float, NoValues>((size_t{1} << 20) - 1)), (OnesweepTiles{256, 16, false}));
+  EXPECT_EQ((plain_sort_tiles<uint32_t, NoValues>(size_t{1} << 20)), (OnesweepTiles{512, 16, false}));
+  EXPECT_EQ((plain_sort_tiles<uint16_t, NoValues>((size_t{1} << 24) - 1)), (OnesweepTiles{512, 16, false}));
+  EXPECT_EQ((plain_sort_tiles<uint32_t, NoValues>(size_t{1} << 24)), (OnesweepTiles{384, 24, false}));
   EXPECT_EQ((plain_sort_tiles<uint32_t, NoValues>(size_t{1} << 26)), (OnesweepTiles{384, 28, false}));
+  // 8-byte keys, alone or with values of up to 4 bytes: 512 x 8 below 2^22, then Onesweep's tiles; wider pairs keep
+  // Onesweep's tiles.
+  EXPECT_EQ((plain_sort_tiles<uint64_t, NoValues>((size_t{1} << 18) + 1)), (OnesweepTiles{512, 8, false}));
+  EXPECT_EQ((plain_sort_tiles<double, uint32_t>((size_t{1} << 22) - 1)), (OnesweepTiles{512, 8, false}));
+  EXPECT_EQ((plain_sort_tiles<uint64_t, uint32_t>(size_t{1} << 22)), (OnesweepTiles{384, 15, false}));
+  EXPECT_EQ((plain_sort_tiles<uint64_t, NoValues>(size_t{1} << 22)), (OnesweepTiles{384, 15, false}));
+  EXPECT_EQ((plain_sort_tiles<uint64_t, uint64_t>((size_t{1} << 18) + 1)), (OnesweepTiles{384, 15, false}));
+  EXPECT_EQ((plain_sort_tiles<uint32_t, uint64_t>((size_t{1} << 18) + 1)), (OnesweepTiles{384, 15, false}));
   // The segmented Onesweep passes keep Onesweep's tiles for pairs, small segments or large.
   EXPECT_EQ((segmented_sort_tiles<uint32_t, uint32_t>(size_t{1} << 26, 1024)), (OnesweepTiles{384, 20, false}));
   EXPECT_EQ((segmented_sort_tiles<uint32_t, uint32_t>(size_t{1} << 28, 16)), (OnesweepTiles{384, 20, false}));

@@ -466,11 +466,18 @@ cudaError_t with_onesweep_policy(size_t n, Sort&& sort) {
   using Default = typename Table::template Onesweep<K, V>;
   using Small = typename Table::template OnesweepSmall<K, V>;
   if (n <= Small::max_items) return sort(Small{});
+  using Medium = typename Table::template OnesweepMedium<K, V>;
+  if constexpr (Medium::applies) {
+    if (n < Medium::max_items) return sort(Medium{});
+  }
   using Pairs = typename Table::template OnesweepPairs<K, V>;
   if constexpr (Pairs::applies) {
     if (n >= Pairs::large_min_items) return sort(typename Table::template OnesweepPairsLarge<K, V>{});
     if (n >= Pairs::min_items) return sort(Pairs{});
-    return sort(typename Table::template OnesweepPairsMedium<K, V>{});
+  }
+  using MediumKeys = typename Table::template OnesweepMediumKeys<K, V>;
+  if constexpr (MediumKeys::applies) {
+    if (n < MediumKeys::max_items) return sort(MediumKeys{});
   }
   using Large = typename Table::template OnesweepLarge<K, V>;
   if constexpr (Large::items_per_thread != Default::items_per_thread) {

@@ -248,8 +248,8 @@ struct TuningSm90 {
 
   /// The plain sort's (and the partition's) Onesweep for pairs of up to 4-byte items from `min_items` keys on:
   /// 512 threads of 16 (64 registers), whose values come through L2 at the scatter rather than wait in registers
-  /// over the look-back; from `large_min_items` on, 384 of 24; below min_items, OnesweepPairsMedium (values through
-  /// L2 were no faster there). The segmented Onesweep passes keep Onesweep's tiles (these were slower on large
+  /// over the look-back; from `large_min_items` on, 384 of 24; below min_items, OnesweepMedium (values through L2
+  /// were no faster there). The segmented Onesweep passes keep Onesweep's tiles (these were slower on large
   /// segments).
   /// Chosen with bench/tune_sort and bench_sort (bench/results/2026-11-27-H100-tune_sort-pairs-values-through-l2.txt,
   /// ...-bench_sort-pairs-tiles-old-new.txt, ...-pairs-tiles-elsewhere.txt).
@@ -267,19 +267,9 @@ struct TuningSm90 {
     static constexpr int block_threads = 384;
     static constexpr int items_per_thread = 24;
   };
-  /// The same pairs between OnesweepSmall's range and min_items: 256 threads of 16, three blocks an SM, values in
-  /// registers. Onesweep's tiles are too few there to fill the GPU, OnesweepSmall's too many to amortize a tile's
-  /// look-back. Chosen with bench/tune_sort (bench/results/2026-11-27-H100-tune_sort-pairs-medium.txt).
-  template <class K, class V>
-  struct OnesweepPairsMedium : Onesweep<K, V> {
-    static constexpr int block_threads = 256;
-    static constexpr int items_per_thread = 16;
-    static constexpr int min_blocks_per_sm = 3;
-  };
-
   /// Onesweep for inputs of at most `max_items` keys: tiles of 256 threads x 8 items (fewer where the
   /// default policy has fewer: 5 with 16-byte values), four blocks an SM. A pass over few tiles waits on each
-  /// tile's ranking, so small inputs want many small tiles; from 2^20 keys on the default tiles are faster.
+  /// tile's ranking, so small inputs want many small tiles; above max_items OnesweepMedium's are faster.
   /// Chosen with bench/tune_sort (docs/design-notes.md, "Small inputs: the one-block sort").
   template <class K, class V>
   struct OnesweepSmall : Onesweep<K, V> {
@@ -288,6 +278,34 @@ struct TuningSm90 {
     static constexpr int items_per_thread =
         Onesweep<K, V>::items_per_thread < 8 ? Onesweep<K, V>::items_per_thread : 8;
     static constexpr int min_blocks_per_sm = 4;
+  };
+
+  /// Onesweep above OnesweepSmall's range and below `max_items` keys, where the default tiles are too few to fill
+  /// the GPU (2^19 u32 keys are 57 tiles of 9216 for 264 block slots) and the small ones too many to amortize a
+  /// tile's look-back: items of up to 4 bytes (keys alone or pairs) in 256 threads of 16, three blocks an SM, below
+  /// 2^20; 8-byte keys, alone or with values of up to 4 bytes, in 512 threads of 8 below 2^22. Wider items keep
+  /// the default tiles (not measured).
+  /// Chosen with bench/tune_sort (bench/results/2026-11-27-H100-tune_sort-medium-tiles.txt).
+  template <class K, class V>
+  struct OnesweepMedium : Onesweep<K, V> {
+    static constexpr bool narrow_items = kSortItemBytes<K, V> <= 4;
+    static constexpr bool applies = narrow_items || (sizeof(K) == 8 && (!kHasValues<V> || sizeof(V) <= 4));
+    static constexpr size_t max_items = narrow_items ? size_t{1} << 20 : size_t{1} << 22;
+    static constexpr int block_threads = narrow_items ? 256 : 512;
+    static constexpr int items_per_thread = narrow_items ? 16 : 8;
+    static constexpr int min_blocks_per_sm = narrow_items ? 3 : 2;
+  };
+
+  /// Keys alone of up to 4 bytes from OnesweepMedium's range up to `max_items` keys (excluded): 512 threads of 16,
+  /// two blocks an SM. From max_items on the default tiles are as fast or faster.
+  /// Chosen with bench/tune_sort (bench/results/2026-11-27-H100-tune_sort-medium-tiles.txt).
+  template <class K, class V>
+  struct OnesweepMediumKeys : Onesweep<K, V> {
+    static constexpr bool applies = !kHasValues<V> && sizeof(K) <= 4;
+    static constexpr size_t max_items = size_t{1} << 24;
+    static constexpr int block_threads = 512;
+    static constexpr int items_per_thread = 16;
+    static constexpr int min_blocks_per_sm = 2;
   };
 
   /// The one-block sort: four block shapes by input size, the smallest whose tile holds n runs.
