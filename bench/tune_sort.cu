@@ -196,6 +196,10 @@ int main(int argc, char** argv) {
               Variant<512, 10, 2>>(harness, "tune_small", "u64");
     tune_type<uint64_t, uint32_t, Variant<384, 15>, Variant<256, 8, 3>, Variant<256, 12, 3>, Variant<512, 8, 2>>(
         harness, "tune_small", "u64/u32");
+    tune_type<uint64_t, uint64_t, Variant<384, 15>, Variant<256, 8, 3>, Variant<512, 8, 2>>(harness, "tune_small",
+                                                                                           "u64/u64");
+    tune_type<uint32_t, uint64_t, Variant<384, 15>, Variant<256, 8, 3>, Variant<512, 8, 2>>(harness, "tune_small",
+                                                                                           "u32/u64");
     tune_type<uint64_t, uint32_t, Variant<384, 15>, Variant<384, 15, 2, Fetch::L2BeforeLookBack>>(harness, "tune_sort",
                                                                                                 "u64/u32");
     tune_type<float, detail::NoValues, Variant<384, 24>, Variant<256, 8, 4>, Variant<384, 12, 3>>(harness, "tune_sort", "f32");

@@ -326,6 +326,8 @@ TEST(RadixSort, OnesweepTilesOnBothSidesOfEverySizeEdge) {
   check_onesweep_size_edges<uint32_t, uint32_t>({kOnesweepSmallMax + 1, kNarrowMax - 1, kNarrowMax});
   check_onesweep_size_edges<uint64_t, detail::NoValues>({kOnesweepSmallMax + 1, kWideMax - 1, kWideMax});
   check_onesweep_size_edges<uint64_t, uint32_t>({kOnesweepSmallMax + 1, kWideMax - 1, kWideMax});
+  check_onesweep_size_edges<uint64_t, uint64_t>({kOnesweepSmallMax + 1, kWideMax - 1});
+  check_onesweep_size_edges<uint32_t, uint64_t>({kWideMax - 1, kWideMax});
   check_onesweep_size_edges<double, detail::NoValues>({kOnesweepSmallMax + 1, kWideMax - 1});
 }
 

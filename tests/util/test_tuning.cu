@@ -21,6 +21,10 @@ using prims::detail::TuningSm100;
 using prims::detail::TuningSm80;
 using prims::detail::TuningSm86;
 using prims::detail::TuningSm90;
+/// A 16-byte value: sorts of it keep Onesweep's tiles.
+struct Payload16 {
+  unsigned char bytes[16];
+};
 
 constexpr size_t kKB = 1024;
 
@@ -157,14 +161,14 @@ TEST(Tuning, PlainSortTilesBySizeAndItemWidthAndSegmentedPassesKeepOnesweeps) {
   EXPECT_EQ((plain_sort_tiles<uint16_t, NoValues>((size_t{1} << 24) - 1)), (OnesweepTiles{512, 16, false}));
   EXPECT_EQ((plain_sort_tiles<uint32_t, NoValues>(size_t{1} << 24)), (OnesweepTiles{384, 24, false}));
   EXPECT_EQ((plain_sort_tiles<uint32_t, NoValues>(size_t{1} << 26)), (OnesweepTiles{384, 28, false}));
-  // 8-byte keys, alone or with values of up to 4 bytes: 512 x 8 below 2^22, then Onesweep's tiles; wider pairs keep
-  // Onesweep's tiles.
+  // 8-byte items (8-byte keys or values): 512 x 8 below 2^22, then Onesweep's tiles; 16-byte values keep Onesweep's.
   EXPECT_EQ((plain_sort_tiles<uint64_t, NoValues>((size_t{1} << 18) + 1)), (OnesweepTiles{512, 8, false}));
   EXPECT_EQ((plain_sort_tiles<double, uint32_t>((size_t{1} << 22) - 1)), (OnesweepTiles{512, 8, false}));
+  EXPECT_EQ((plain_sort_tiles<uint64_t, uint64_t>((size_t{1} << 18) + 1)), (OnesweepTiles{512, 8, false}));
+  EXPECT_EQ((plain_sort_tiles<uint32_t, uint64_t>((size_t{1} << 22) - 1)), (OnesweepTiles{512, 8, false}));
   EXPECT_EQ((plain_sort_tiles<uint64_t, uint32_t>(size_t{1} << 22)), (OnesweepTiles{384, 15, false}));
   EXPECT_EQ((plain_sort_tiles<uint64_t, NoValues>(size_t{1} << 22)), (OnesweepTiles{384, 15, false}));
-  EXPECT_EQ((plain_sort_tiles<uint64_t, uint64_t>((size_t{1} << 18) + 1)), (OnesweepTiles{384, 15, false}));
-  EXPECT_EQ((plain_sort_tiles<uint32_t, uint64_t>((size_t{1} << 18) + 1)), (OnesweepTiles{384, 15, false}));
+  EXPECT_EQ((plain_sort_tiles<uint32_t, Payload16>((size_t{1} << 18) + 1)), (OnesweepTiles{384, 5, false}));
   // The segmented Onesweep passes keep Onesweep's tiles for pairs, small segments or large.
   EXPECT_EQ((segmented_sort_tiles<uint32_t, uint32_t>(size_t{1} << 26, 1024)), (OnesweepTiles{384, 20, false}));
   EXPECT_EQ((segmented_sort_tiles<uint32_t, uint32_t>(size_t{1} << 28, 16)), (OnesweepTiles{384, 20, false}));

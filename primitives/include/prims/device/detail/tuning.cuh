@@ -283,13 +283,13 @@ struct TuningSm90 {
   /// Onesweep above OnesweepSmall's range and below `max_items` keys, where the default tiles are too few to fill
   /// the GPU (2^19 u32 keys are 57 tiles of 9216 for 264 block slots) and the small ones too many to amortize a
   /// tile's look-back: items of up to 4 bytes (keys alone or pairs) in 256 threads of 16, three blocks an SM, below
-  /// 2^20; 8-byte keys, alone or with values of up to 4 bytes, in 512 threads of 8 below 2^22. Wider items keep
-  /// the default tiles (not measured).
+  /// 2^20; 8-byte items (8-byte keys, or 8-byte values) in 512 threads of 8 below 2^22. 16-byte values keep the
+  /// default tiles (not measured).
   /// Chosen with bench/tune_sort (bench/results/2026-11-27-H100-tune_sort-medium-tiles.txt).
   template <class K, class V>
   struct OnesweepMedium : Onesweep<K, V> {
     static constexpr bool narrow_items = kSortItemBytes<K, V> <= 4;
-    static constexpr bool applies = narrow_items || (sizeof(K) == 8 && (!kHasValues<V> || sizeof(V) <= 4));
+    static constexpr bool applies = kSortItemBytes<K, V> <= 8;
     static constexpr size_t max_items = narrow_items ? size_t{1} << 20 : size_t{1} << 22;
     static constexpr int block_threads = narrow_items ? 256 : 512;
     static constexpr int items_per_thread = narrow_items ? 16 : 8;
