@@ -119,7 +119,7 @@ void check_sort(const std::vector<K>& keys, const std::vector<V>* values, SortCa
 }
 
 
-/// Tile sizes the size lists straddle: Onesweep's small and own tiles, TileCounts', and where Onesweep switches.
+/// Tile sizes the size lists straddle: Onesweep's small, medium and own tiles, TileCounts', and Onesweep's switches.
 inline constexpr int kOnesweepTile =
     prims::detail::radix::SortTile<prims::detail::TuningSm90::Onesweep<uint32_t, prims::detail::NoValues>, uint32_t,
                                    prims::detail::NoValues, unsigned>::kTileItems;
@@ -131,8 +131,12 @@ inline constexpr int kOnesweepSmallTile =
                                    uint32_t, prims::detail::NoValues, unsigned>::kTileItems;
 inline constexpr size_t kOnesweepSmallMax =
     prims::detail::TuningSm90::OnesweepSmall<uint32_t, prims::detail::NoValues>::max_items;
+/// The tiles just above kOnesweepSmallMax (4096 items for 4- and 8-byte keys alike).
+inline constexpr int kOnesweepMediumTile =
+    prims::detail::radix::SortTile<prims::detail::TuningSm90::OnesweepMedium<uint32_t, prims::detail::NoValues>,
+                                   uint32_t, prims::detail::NoValues, unsigned>::kTileItems;
 
-/// Sizes around the edges of every algorithm's tiles, and around Onesweep's switch from small tiles to its own.
+/// Sizes around the edges of every algorithm's tiles, and around Onesweep's switch from its small tiles to the next.
 inline std::vector<size_t> sort_sizes() {
   std::vector<size_t> sizes = {0, 1, 2, 31, 33, 1023, 1025, 65537, kOnesweepSmallMax, kOnesweepSmallMax + 1};
   for (size_t tile : {size_t{kOnesweepSmallTile}, size_t{kOnesweepTile}, size_t{kTileCountsTile}}) {
@@ -140,9 +144,9 @@ inline std::vector<size_t> sort_sizes() {
       for (long delta : {-1, 0, 1}) sizes.push_back(tiles * tile + delta);
     }
   }
-  // Whole and partial last tiles of Onesweep's own tiles.
-  const size_t own_tiles = kOnesweepSmallMax / kOnesweepTile + 1;
-  for (long delta : {-1, 0, 1}) sizes.push_back(own_tiles * kOnesweepTile + delta);
+  // Whole and partial last tiles of Onesweep's tiles past the small ones.
+  const size_t medium_tiles = kOnesweepSmallMax / kOnesweepMediumTile + 1;
+  for (long delta : {-1, 0, 1}) sizes.push_back(medium_tiles * kOnesweepMediumTile + delta);
   return sizes;
 }
 

@@ -194,7 +194,8 @@ struct TuningSm90 {
   /// sorts of up to 4-byte keys (a 36 KB tile), 20 for pairs of 4-byte items, 15 for 8-byte items; from inputs of
   /// 2^26 keys on, keys-only sorts of up to 4-byte keys take 28 (integers) or 26 (floats) (OnesweepLarge). Bigger
   /// tiles pay off at large inputs until registers spill (float keys spill at 28: their tiles keep two digit
-  /// paths), smaller ones at 2^24 and below. The plain sort's pairs of up to 4-byte items take OnesweepPairs.
+  /// paths), smaller ones below (OnesweepSmall, OnesweepMedium, OnesweepMediumKeys). The plain sort's pairs of up to
+  /// 4-byte items take OnesweepPairs from 2^20 keys on.
   /// Ranking finds equal digits with one ballot per digit bit: __match_any_sync saturates its pipe, and ORing lane
   /// bits into a shared table of digit masks puts many lanes' atomics on one word when keys have low entropy. A
   /// look-back step reads 4 earlier tiles' words at once.
@@ -267,6 +268,7 @@ struct TuningSm90 {
     static constexpr int block_threads = 384;
     static constexpr int items_per_thread = 24;
   };
+
   /// Onesweep for inputs of at most `max_items` keys: tiles of 256 threads x 8 items (fewer where the
   /// default policy has fewer: 5 with 16-byte values), four blocks an SM. A pass over few tiles waits on each
   /// tile's ranking, so small inputs want many small tiles; above max_items OnesweepMedium's are faster.
@@ -280,9 +282,9 @@ struct TuningSm90 {
     static constexpr int min_blocks_per_sm = 4;
   };
 
-  /// Onesweep above OnesweepSmall's range and below `max_items` keys, where the default tiles are too few to fill
-  /// the GPU (2^19 u32 keys are 57 tiles of 9216 for 264 block slots) and the small ones too many to amortize a
-  /// tile's look-back: items of up to 4 bytes (keys alone or pairs) in 256 threads of 16, three blocks an SM, below
+  /// Onesweep above OnesweepSmall's range and below `max_items` keys, where the default tiles are fewer than the
+  /// GPU's block slots (2^19 u32 keys are 57 tiles of 9216) and the small ones too many to amortize a tile's
+  /// look-back: items of up to 4 bytes (keys alone or pairs) in 256 threads of 16, three blocks an SM, below
   /// 2^20; 8-byte items (8-byte keys, or 8-byte values) in 512 threads of 8 below 2^22. 16-byte values keep the
   /// default tiles (not measured).
   /// Chosen with bench/tune_sort (bench/results/2026-11-27-H100-tune_sort-medium-tiles.txt).
