@@ -470,20 +470,24 @@ cudaError_t with_onesweep_policy(size_t n, Sort&& sort) {
   if constexpr (Medium::applies) {
     if (n < Medium::max_items) return sort(Medium{});
   }
+  // Pairs of up to 4-byte items past OnesweepMedium's range take their own tiles, never the default ones (which
+  // are then not compiled for them).
   using Pairs = typename Table::template OnesweepPairs<K, V>;
   if constexpr (Pairs::applies) {
+    static_assert(Medium::applies, "OnesweepPairs starts where OnesweepMedium ends");
     if (n >= Pairs::large_min_items) return sort(typename Table::template OnesweepPairsLarge<K, V>{});
-    if (n >= Pairs::min_items) return sort(Pairs{});
+    return sort(Pairs{});
+  } else {
+    using MediumKeys = typename Table::template OnesweepMediumKeys<K, V>;
+    if constexpr (MediumKeys::applies) {
+      if (n < MediumKeys::max_items) return sort(MediumKeys{});
+    }
+    using Large = typename Table::template OnesweepLarge<K, V>;
+    if constexpr (Large::items_per_thread != Default::items_per_thread) {
+      if (n >= Large::min_items) return sort(Large{});
+    }
+    return sort(Default{});
   }
-  using MediumKeys = typename Table::template OnesweepMediumKeys<K, V>;
-  if constexpr (MediumKeys::applies) {
-    if (n < MediumKeys::max_items) return sort(MediumKeys{});
-  }
-  using Large = typename Table::template OnesweepLarge<K, V>;
-  if constexpr (Large::items_per_thread != Default::items_per_thread) {
-    if (n >= Large::min_items) return sort(Large{});
-  }
-  return sort(Default{});
 }
 
 /// Onesweep with the table's policy for n keys.
