@@ -355,14 +355,17 @@ void print_stats(const InputSummary& keys, const SortRequest& request, const Sor
              rate(stats.bytes_to_host, t.back), stats.to_host_copy_seconds,
              rate(stats.bytes_to_host, stats.to_host_copy_seconds));
   fmt::print(stderr, "  write   {:8.3f} s  {}\n", t.write, rate(key_bytes, t.write));
+  std::string setup;
   if (stats.gpu_context_seconds > 0) {
-    fmt::print(stderr,
-               "  setup   {:8.3f} s             (waited {:.3f} s for the GPU: driver start, context {:.3f} s, staging "
-               "buffers {:.3f} s; allocating, freeing)\n",
-               t.setup, t.gpu_wait, stats.gpu_context_seconds, stats.gpu_staging_seconds);
-  } else {
-    fmt::print(stderr, "  setup   {:8.3f} s             (allocating, freeing)\n", t.setup);
+    setup = fmt::format("waited {:.3f} s for the GPU: driver start, context {:.3f} s, staging buffers {:.3f} s; ",
+                        t.gpu_wait, stats.gpu_context_seconds, stats.gpu_staging_seconds);
   }
+  if (stats.plan != "in core") {
+    setup += fmt::format("chunk buffers {:.3f} s, releasing buckets {:.3f} s; ", stats.staging_alloc_seconds,
+                         stats.bucket_release_seconds);
+  }
+  fmt::print(stderr, "  setup   {:8.3f} s             ({}sorts' memory {:.3f} s; allocating, freeing)\n", t.setup,
+             setup, stats.setup_seconds);
   fmt::print(stderr, "  total   {:8.3f} s  {}  (wall, end to end)\n", t.total, rate(file_bytes, t.total));
 }
 

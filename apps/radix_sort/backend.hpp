@@ -51,7 +51,9 @@ struct SortStats {
   double sort_seconds = 0;
   double to_host_seconds = 0;
   double write_seconds = 0;
-  double setup_seconds = 0;  // allocating and freeing memory
+  double setup_seconds = 0;  // allocating and freeing the backend's memory
+  double staging_alloc_seconds = 0;   // allocating the out-of-core staging buffers (pinned for the GPU)
+  double bucket_release_seconds = 0;  // freeing the buckets' host memory once sorted
   double to_device_copy_seconds = 0;
   double to_host_copy_seconds = 0;
   double gpu_context_seconds = 0;  // creating the CUDA context, and the pinned staging buffers, at start-up
@@ -123,9 +125,13 @@ class SortBackend {
   virtual void sort(const SortRequest& request, const SortIo& io, SortStats& stats) = 0;
   /// Partitions the chunk stably: keys_out (values_out) hold bucket 0's elements, then bucket 1's, ..., each in input
   /// order; bucket_offsets (request.buckets() + 1 entries) receives each bucket's first index and, last, the count.
-  /// All pointers are host memory; values are null without values.
+  /// All pointers are host memory; values are null without values. keys_out may be keys_in (and values_out
+  /// values_in) where partitions_in_place() says so.
   virtual void partition(const PartitionRequest& request, const void* keys_in, const void* values_in, void* keys_out,
                          void* values_out, size_t* bucket_offsets, SortStats& stats) = 0;
+  /// True where partition() may write the partitioned chunk over its input: the backend partitions a copy of it in
+  /// memory of its own (the GPU's), so one staging buffer a chunk is enough.
+  virtual bool partitions_in_place() const = 0;
   /// A staging buffer of `bytes` bytes.
   virtual HostBuffer allocate_staging(size_t bytes) = 0;
   /// Memory of the backend that a top selection of `request` takes (its keys, the winners and scratch).

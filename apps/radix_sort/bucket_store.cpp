@@ -9,6 +9,7 @@
 #include <atomic>
 #include <cerrno>
 #include <cstring>
+#include <mutex>
 #include <new>
 #include <stdexcept>
 #include <utility>
@@ -19,6 +20,9 @@
 namespace radix_sort {
 
 namespace {
+
+/// Spill files of one store at most: one for each thread that appends, up to as many as keep a disk busy.
+constexpr size_t max_spill_files = 16;
 
 /// A new spill file in `directory`, without a name (only the descriptor holds it); -1 with errno set on failure.
 int create_spill_file(const std::string& directory) {
@@ -32,8 +36,9 @@ int create_spill_file(const std::string& directory) {
   return fd;
 }
 
-/// Buckets in a spill file: each bucket's elements gathered into pieces of `piece_elements`, each piece written when
-/// full at the file's end, and read back (then its blocks given back) in order.
+/// Buckets in spill files: each bucket's elements gathered into pieces of `piece_elements`, each piece written when
+/// full at the end of one of the files, and read back (then its blocks given back) in order. Writes to one file take
+/// turns (the kernel locks a file for each buffered write), so the pieces are spread over a file a thread.
 class SpillBucketStore final : public BucketStore {
  public:
   SpillBucketStore(size_t buckets, size_t key_bytes, size_t value_bytes, size_t piece_elements, unsigned threads,
@@ -42,14 +47,19 @@ class SpillBucketStore final : public BucketStore {
         directory_(directory),
         spilled_bytes_(spilled_bytes),
         piece_elements_(std::max<size_t>(piece_elements, 1)),
+        files_(std::min<size_t>(threads_, max_spill_files)),
         pieces_(buckets),
         open_(buckets) {
-    fd_ = create_spill_file(directory);
-    if (fd_ < 0) throw_system_error(fmt::format("cannot create a spill file in '{}'", directory));
+    for (SpillFile& file : files_) {
+      file.fd = create_spill_file(directory);
+      if (file.fd < 0) throw_system_error(fmt::format("cannot create a spill file in '{}'", directory));
+    }
   }
   ~SpillBucketStore() override {
-    ::close(fd_);
-    spilled_bytes_ += end_.load();
+    for (SpillFile& file : files_) {
+      if (file.fd >= 0) ::close(file.fd);
+      spilled_bytes_ += file.end;
+    }
   }
 
   /// Large chunks are appended by several threads, a bucket each.
@@ -61,8 +71,9 @@ class SpillBucketStore final : public BucketStore {
   size_t resident_bytes() const override { return 0; }
 
  private:
-  /// Where one column of a piece lies in the spill file.
+  /// Where one column of a piece lies: which spill file, and where in it.
   struct Location {
+    size_t file = 0;
     size_t offset = 0;
   };
   struct Piece {
@@ -75,28 +86,45 @@ class SpillBucketStore final : public BucketStore {
     std::unique_ptr<char[]> columns[2];
     size_t count = 0;
   };
+  /// One spill file; a writer holds its lock while it appends.
+  struct SpillFile {
+    int fd = -1;
+    std::mutex lock;
+    size_t end = 0;  // bytes written
+  };
   void append(size_t bucket, const void* keys, const void* values, size_t count);
   void seal(size_t bucket);
-  /// Writes `size` bytes of a gathered piece at the file's end; the buffer stays for reuse.
-  Location store(std::unique_ptr<char[]>& buffer, size_t size) {
-    Location location;
-    location.offset = end_.fetch_add(size);  // buckets append from several threads
+  /// Writes `size` bytes of a gathered piece at the end of a spill file no other thread is writing (where there is
+  /// one; else `bucket`'s own); the buffer stays for reuse.
+  Location store(size_t bucket, std::unique_ptr<char[]>& buffer, size_t size) {
+    const size_t home = bucket % files_.size();
+    size_t chosen = home;
+    std::unique_lock<std::mutex> held;
+    for (size_t i = 0; i < files_.size() && !held.owns_lock(); ++i) {
+      chosen = (home + i) % files_.size();
+      held = std::unique_lock<std::mutex>(files_[chosen].lock, std::try_to_lock);
+    }
+    if (!held.owns_lock()) held = std::unique_lock<std::mutex>(files_[chosen = home].lock);
+    SpillFile& file = files_[chosen];
+    const Location location{chosen, file.end};
     for (size_t done = 0; done < size;) {
       const ssize_t written =
-          ::pwrite(fd_, buffer.get() + done, size - done, static_cast<off_t>(location.offset + done));
+          ::pwrite(file.fd, buffer.get() + done, size - done, static_cast<off_t>(location.offset + done));
       if (written < 0) {
         if (errno == EINTR) continue;
         throw_system_error(fmt::format("cannot write a spill file in '{}'", directory_));
       }
       done += static_cast<size_t>(written);
     }
+    file.end += size;
     return location;
   }
   void load(const Location& location, size_t offset, size_t size, void* destination) {
     char* cursor = static_cast<char*>(destination);
     size_t at = location.offset + offset;
+    const int fd = files_[location.file].fd;
     while (size > 0) {
-      const ssize_t got = ::pread(fd_, cursor, size, static_cast<off_t>(at));
+      const ssize_t got = ::pread(fd, cursor, size, static_cast<off_t>(at));
       if (got < 0 && errno == EINTR) continue;
       if (got <= 0) {
         if (got == 0) errno = EIO;
@@ -110,16 +138,15 @@ class SpillBucketStore final : public BucketStore {
   void drop(Location& location, size_t size) {
     // Give the disk space back as buckets are consumed; where the file system cannot, it goes with the file.
     if (size > 0) {
-      ::fallocate(fd_, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, static_cast<off_t>(location.offset),
-                  static_cast<off_t>(size));
+      ::fallocate(files_[location.file].fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+                  static_cast<off_t>(location.offset), static_cast<off_t>(size));
     }
   }
 
   std::string directory_;
   size_t& spilled_bytes_;
-  int fd_ = -1;
-  std::atomic<size_t> end_{0};  // bytes handed out in the file
   size_t piece_elements_;
+  std::vector<SpillFile> files_;
   std::vector<std::vector<Piece>> pieces_;
   std::vector<OpenPiece> open_;
 };
@@ -150,7 +177,7 @@ void SpillBucketStore::add_partitioned(const size_t* offsets, const void* keys, 
            values ? static_cast<const char*>(values) + first * element_bytes_[BucketStore::values] : nullptr,
            offsets[bucket + 1] - first);
   };
-  // Buckets share nothing while appending (the spill file hands out offsets atomically), so large chunks spread them
+  // Buckets share nothing while appending (each write takes a spill file of its own), so large chunks spread them
   // over the threads.
   const size_t bytes = offsets[buckets()] * (element_bytes_[BucketStore::keys] + element_bytes_[BucketStore::values]);
   parallel_for(buckets(), bytes >= (size_t(8) << 20) ? threads_ : 1, append_bucket);
@@ -164,7 +191,7 @@ void SpillBucketStore::seal(size_t bucket) {
   piece.count = open.count;
   for (int column : {BucketStore::keys, BucketStore::values}) {
     const size_t element = element_bytes_[column];
-    if (element > 0) piece.columns[column] = store(open.columns[column], open.count * element);
+    if (element > 0) piece.columns[column] = store(bucket, open.columns[column], open.count * element);
   }
   pieces_[bucket].push_back(std::move(piece));
   open.count = 0;

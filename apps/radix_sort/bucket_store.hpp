@@ -1,7 +1,7 @@
 #pragma once
 // Where the out-of-core sort keeps its buckets between partitioning and sorting: host memory (the partitioned
-// chunks themselves, kept as they came from the backend), or one spill file that no name points to (so nothing is
-// left behind however the program ends).
+// chunks themselves, kept as they came from the backend), or spill files that no name points to (so nothing is left
+// behind however the program ends).
 
 #include <algorithm>
 #include <cstddef>
@@ -54,10 +54,11 @@ class BucketStore {
 std::unique_ptr<BucketStore> make_host_bucket_store(size_t buckets, size_t key_bytes, size_t value_bytes,
                                                     unsigned threads);
 
-/// Buckets in one anonymous spill file in `directory` (O_TMPFILE, or a file unlinked as soon as it is created),
-/// each bucket's elements gathered into pieces of `piece_elements` so that spill writes are large and the index of
-/// the pieces small beside the data. Throws AppError where the directory does not take one. `spilled_bytes` counts
-/// the bytes written (once the store is gone).
+/// Buckets in anonymous spill files in `directory` (O_TMPFILE, or files unlinked as soon as they are created), one
+/// for each of up to 16 appending threads (the kernel takes one buffered write to a file at a time), each bucket's
+/// elements gathered into pieces of `piece_elements` so that spill writes are large and the index of the pieces
+/// small beside the data. Throws AppError where the directory does not take them. `spilled_bytes` counts the bytes
+/// written (once the store is gone).
 std::unique_ptr<BucketStore> make_spill_bucket_store(size_t buckets, size_t key_bytes, size_t value_bytes,
                                                      size_t piece_elements, unsigned threads,
                                                      const std::string& directory, size_t& spilled_bytes);

@@ -106,6 +106,7 @@ class CpuBackend final : public SortBackend {
   size_t free_bytes() override { return available_host_memory(); }
 
   bool sorts_in_host_memory() const override { return true; }
+  bool partitions_in_place() const override { return false; }
 
   void sort(const SortRequest& request, const SortIo& io, SortStats& stats) override {
     stats.device = device();

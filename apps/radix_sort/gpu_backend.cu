@@ -188,9 +188,47 @@ std::shared_ptr<GpuResources> gpu_initialize() {
 
 namespace {
 
+/// Device memory that grows to the largest size asked for and is then reused (chunks are all about one size).
+class GrowingDeviceBuffer {
+ public:
+  std::byte* get(size_t bytes, const char* what) {
+    if (bytes == 0) return nullptr;
+    if (!buffer_ || capacity_ < bytes) {
+      buffer_.reset();
+      buffer_.emplace(allocate(std::max<size_t>(bytes, 1), what));
+      capacity_ = bytes;
+    }
+    return buffer_->data();
+  }
+  /// Device memory that get(bytes) would allocate beyond what the buffer holds now.
+  size_t growth(size_t bytes) const { return bytes > capacity_ ? bytes - capacity_ : 0; }
+  void release() {
+    buffer_.reset();
+    capacity_ = 0;
+  }
+
+ private:
+  std::optional<prims::DeviceBuffer<std::byte>> buffer_;
+  size_t capacity_ = 0;
+};
+
+/// The sort's device memory, kept from one sort to the next (the out-of-core plan sorts many groups of buckets of
+/// about one size).
+struct SortMemory {
+  GrowingDeviceBuffer keys;
+  GrowingDeviceBuffer values;
+  GrowingDeviceBuffer temp;
+  void release() {
+    temp.release();
+    values.release();
+    keys.release();
+  }
+};
+
 /// Sorts on the GPU: streams the input up through the pinned staging buffers (reading the next chunk while the last
 /// one copies), sorts with prims::device::radix_sort_keys/pairs, and streams the output back the same way.
-void gpu_sort(GpuResources& gpu, const SortRequest& request, const SortIo& io, SortStats& stats) {
+void gpu_sort(GpuResources& gpu, SortMemory& memory, const SortRequest& request, const SortIo& io,
+              SortStats& stats) {
   stats.device = gpu.device;
   stats.gpu_context_seconds = gpu.context_seconds;
   stats.gpu_staging_seconds = gpu.staging_seconds;
@@ -206,13 +244,16 @@ void gpu_sort(GpuResources& gpu, const SortRequest& request, const SortIo& io, S
   const cudaStream_t stream = gpu.stream.get();
   size_t temp_bytes = 0;
   prims::check(device_sort(request, nullptr, temp_bytes, nullptr, nullptr, stream), "sizing the sort's scratch");
+  // At least one byte: a null scratch pointer would ask the sort for its size instead of running it.
+  temp_bytes = std::max<size_t>(temp_bytes, 1);
 
   size_t free_bytes = 0;
   size_t total_bytes = 0;
   prims::check(cudaMemGetInfo(&free_bytes, &total_bytes), "cudaMemGetInfo");
   const size_t needed = key_bytes + value_bytes + temp_bytes;
   // The plan only sorts what fits; this guards against memory that another program took since.
-  if (needed > free_bytes) {
+  if (memory.keys.growth(key_bytes) + memory.values.growth(value_bytes) + memory.temp.growth(temp_bytes) >
+      free_bytes) {
     throw AppError(fmt::format(
         "{} {} keys need {} of GPU memory (keys {}, values {}, sort scratch {}) but only {} of the {} {} is free; "
         "retry with a smaller --gpu-memory",
@@ -220,22 +261,10 @@ void gpu_sort(GpuResources& gpu, const SortRequest& request, const SortIo& io, S
         human_bytes(value_bytes), human_bytes(temp_bytes), human_bytes(free_bytes), human_bytes(total_bytes),
         gpu.device));
   }
-  std::optional<prims::DeviceBuffer<std::byte>> keys_buffer(allocate(key_bytes, "keys"));
-  std::optional<prims::DeviceBuffer<std::byte>> values_buffer(allocate(value_bytes, "values"));
-  // At least one byte: a null scratch pointer would ask the sort for its size instead of running it.
-  std::optional<prims::DeviceBuffer<std::byte>> temp_buffer(allocate(std::max<size_t>(temp_bytes, 1), "sort scratch"));
-  const prims::DeviceBuffer<std::byte>& keys = *keys_buffer;
-  const prims::DeviceBuffer<std::byte>& values = *values_buffer;
-  const prims::DeviceBuffer<std::byte>& temp = *temp_buffer;
+  std::byte* const keys = memory.keys.get(key_bytes, "keys");
+  std::byte* const values = memory.values.get(value_bytes, "values");
+  std::byte* const temp = memory.temp.get(temp_bytes, "sort scratch");
   stats.setup_seconds += seconds_since(setup_start);
-  // Freeing is set-up time too; measured here rather than left to the destructors.
-  const auto release = [&] {
-    const auto release_start = Clock::now();
-    temp_buffer.reset();
-    values_buffer.reset();
-    keys_buffer.reset();
-    stats.setup_seconds += seconds_since(release_start);
-  };
 
   StagedTransfer transfer(stream, gpu.staging);
   // Both directions: wall time the caller waits (less reading and writing), and the copies' own GPU time.
@@ -251,15 +280,15 @@ void gpu_sort(GpuResources& gpu, const SortRequest& request, const SortIo& io, S
     stats.to_host_copy_seconds += transfer.download(device, request.count, element_bytes, write, stats.write_seconds);
     stats.to_host_seconds += seconds_since(start) - (stats.write_seconds - write_before);
   };
-  timed_upload(io.read_keys, keys.data(), key_type_size(request.key_type));
+  timed_upload(io.read_keys, keys, key_type_size(request.key_type));
   stats.bytes_to_device += key_bytes;
   if (request.argsort) {
     constexpr int block_threads = 256;
     const int blocks = static_cast<int>(std::min<size_t>((request.count + block_threads - 1) / block_threads, 65536));
-    fill_indices<<<blocks, block_threads, 0, stream>>>(reinterpret_cast<uint64_t*>(values.data()), request.count);
+    fill_indices<<<blocks, block_threads, 0, stream>>>(reinterpret_cast<uint64_t*>(values), request.count);
     prims::check(cudaGetLastError(), "launching fill_indices");
   } else if (has_values) {
-    timed_upload(io.read_values, values.data(), request.value_bytes);
+    timed_upload(io.read_values, values, request.value_bytes);
     stats.bytes_to_device += value_bytes;
   }
   if (io.inputs_read) io.inputs_read();
@@ -267,14 +296,14 @@ void gpu_sort(GpuResources& gpu, const SortRequest& request, const SortIo& io, S
   prims::Event sort_start;
   prims::Event sort_stop;
   sort_start.record(stream);
-  prims::check(device_sort(request, temp.data(), temp_bytes, keys.data(), values.data(), stream), "sorting");
+  prims::check(device_sort(request, temp, temp_bytes, keys, values, stream), "sorting");
   sort_stop.record(stream);
   prims::check(cudaStreamSynchronize(stream), "sorting");
   stats.sort_seconds += prims::Event::seconds_between(sort_start, sort_stop);
 
   const size_t key_size = key_type_size(request.key_type);
-  const std::byte* first_key = keys.data();
-  const std::byte* last_key = keys.data() + (request.count - 1) * key_size;
+  const std::byte* first_key = keys;
+  const std::byte* last_key = keys + (request.count - 1) * key_size;
   if (request.descending) std::swap(first_key, last_key);
   prims::check(cudaMemcpy(stats.smallest_key.data(), first_key, key_size, cudaMemcpyDeviceToHost),
                "copying from the GPU");
@@ -282,20 +311,18 @@ void gpu_sort(GpuResources& gpu, const SortRequest& request, const SortIo& io, S
                "copying from the GPU");
 
   if (request.argsort) {
-    timed_download(values.data(), sizeof(uint64_t), io.write_keys);
+    timed_download(values, sizeof(uint64_t), io.write_keys);
     stats.bytes_to_host += value_bytes;
-    release();
     return;
   }
   if (io.write_keys) {
-    timed_download(keys.data(), key_size, io.write_keys);
+    timed_download(keys, key_size, io.write_keys);
     stats.bytes_to_host += key_bytes;
   }
   if (has_values) {
-    timed_download(values.data(), request.value_bytes, io.write_values);
+    timed_download(values, request.value_bytes, io.write_values);
     stats.bytes_to_host += value_bytes;
   }
-  release();
 }
 
 /// The library's partition for the request's key and value types: `temp == nullptr` asks for the scratch size.
@@ -307,23 +334,6 @@ cudaError_t device_partition(const PartitionRequest& request, void* temp, size_t
                                                                  values_in, values_out, offsets, stream);
   });
 }
-
-/// Device memory that grows to the largest size asked for and is then reused (chunks are all about one size).
-class GrowingDeviceBuffer {
- public:
-  std::byte* get(size_t bytes, const char* what) {
-    if (!buffer_ || capacity_ < bytes) {
-      buffer_.reset();
-      buffer_.emplace(allocate(std::max<size_t>(bytes, 1), what));
-      capacity_ = bytes;
-    }
-    return buffer_->data();
-  }
-
- private:
-  std::optional<prims::DeviceBuffer<std::byte>> buffer_;
-  size_t capacity_ = 0;
-};
 
 class GpuBackend final : public SortBackend {
  public:
@@ -353,17 +363,20 @@ class GpuBackend final : public SortBackend {
   }
 
   bool sorts_in_host_memory() const override { return false; }
+  bool partitions_in_place() const override { return true; }
 
   void sort(const SortRequest& request, const SortIo& io, SortStats& stats) override {
     // Chunk buffers of the partitions give their memory to the sorts of the buckets.
     release_partition_buffers();
-    gpu_sort(*gpu_, request, io, stats);
+    gpu_sort(*gpu_, sort_memory_, request, io, stats);
   }
 
   void partition(const PartitionRequest& request, const void* keys_in, const void* values_in, void* keys_out,
                  void* values_out, size_t* bucket_offsets, SortStats& stats) override {
     const auto start = Clock::now();
     prims::check(cudaSetDevice(0), "cudaSetDevice");
+    // A bucket partitioned again between sorts: the sorts' memory goes first, so the two never add up.
+    sort_memory_.release();
     const cudaStream_t stream = gpu_->stream.get();
     const size_t key_bytes = request.count * key_type_size(request.key_type);
     const size_t value_bytes = request.count * request.value_bytes;
@@ -482,6 +495,7 @@ class GpuBackend final : public SortBackend {
   }
 
   std::shared_ptr<GpuResources> gpu_;
+  SortMemory sort_memory_;
   GrowingDeviceBuffer keys_in_;
   GrowingDeviceBuffer keys_out_;
   GrowingDeviceBuffer values_in_;

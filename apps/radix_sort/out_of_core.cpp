@@ -31,12 +31,16 @@ constexpr size_t staging_slots = 3;
 constexpr size_t max_piece_bytes = size_t(4) << 20;
 /// Chunk-sized buffers of output waiting to be written while the next bucket is read and sorted.
 constexpr size_t write_behind_buffers = 2;
-/// Host buffers of one chunk each: every staging slot holds a chunk twice (as read, and partitioned).
-constexpr size_t chunk_buffers = 2 * staging_slots + write_behind_buffers;
+/// Host buffers of one chunk each: a staging slot holds its chunk as read and, partitioned, a second time, except on
+/// a backend that partitions in place; the write-behind has buffers of its own.
+size_t chunk_buffers(const SortBackend& backend) {
+  return staging_slots * (backend.partitions_in_place() ? 1 : 2) + write_behind_buffers;
+}
 
 size_t value_size(const SortRequest& request) { return request.argsort ? sizeof(uint64_t) : request.value_bytes; }
 
-/// One chunk's staging buffers: the input as read, and the same elements partitioned.
+/// One chunk's staging buffers: the input as read, and the same elements partitioned (the same buffers where the
+/// backend partitions in place).
 struct StagingSlot {
   HostBuffer keys_in;
   HostBuffer values_in;
@@ -119,15 +123,19 @@ class OutOfCoreSort {
         key_bytes_(key_type_size(request.key_type)),
         value_bytes_(value_size(request)),
         key_bits_(static_cast<int>(8 * key_bytes_)),
+        allocation_start_(Clock::now()),
+        slots_(staging_slots),
         write_behind_(backend, plan.chunk_elements * (key_bytes_ + value_bytes_), io.threads, io.writes_to_memory) {
+    const bool in_place = backend.partitions_in_place();
     for (StagingSlot& slot : slots_) {
       slot.keys_in = backend.allocate_staging(plan.chunk_elements * key_bytes_);
-      slot.keys_out = backend.allocate_staging(plan.chunk_elements * key_bytes_);
+      slot.keys_out = in_place ? slot.keys_in : backend.allocate_staging(plan.chunk_elements * key_bytes_);
       if (value_bytes_ > 0) {
         slot.values_in = backend.allocate_staging(plan.chunk_elements * value_bytes_);
-        slot.values_out = backend.allocate_staging(plan.chunk_elements * value_bytes_);
+        slot.values_out = in_place ? slot.values_in : backend.allocate_staging(plan.chunk_elements * value_bytes_);
       }
     }
+    stats_.staging_alloc_seconds += seconds_since(allocation_start_);
   }
 
   size_t run() {
@@ -241,7 +249,7 @@ class OutOfCoreSort {
         ++stats_.constant_buckets;
         ++stats_.buckets;
         copy_through(store, b);
-        store.release(b++);
+        release(store, b++);
       } else if (!fits(count, end_bit)) {
         ++stats_.repartitioned;
         const int begin_bit = std::max(0, end_bit - digit_bits);
@@ -260,7 +268,7 @@ class OutOfCoreSort {
             !plan_.spill && held_bytes_ + parent_bytes + count * (key_bytes_ + value_bytes_) <= plan_.host_bucket_bytes;
         held_bytes_ += parent_bytes;
         std::unique_ptr<BucketStore> child = partition(read_bucket, begin_bit, end_bit, child_in_host_memory);
-        store.release(b++);
+        release(store, b++);
         emit(*child, begin_bit);
         held_bytes_ -= parent_bytes;
       } else {
@@ -272,10 +280,16 @@ class OutOfCoreSort {
         for (; b < end; ++b) {
           if (store.count(b) == 0) continue;
           ++stats_.buckets;
-          store.release(b);
+          release(store, b);
         }
       }
     }
+  }
+
+  void release(BucketStore& store, size_t bucket) {
+    const auto start = Clock::now();
+    store.release(bucket);
+    stats_.bucket_release_seconds += seconds_since(start);
   }
 
   /// A sort of `count` elements of buckets whose keys agree on every bit from `end_bit` up.
@@ -395,7 +409,8 @@ class OutOfCoreSort {
   size_t key_bytes_;
   size_t value_bytes_;
   int key_bits_;
-  StagingSlot slots_[staging_slots];
+  Clock::time_point allocation_start_;  // of the staging buffers, for --stats
+  std::vector<StagingSlot> slots_;
   WriteBehind write_behind_;
   size_t held_bytes_ = 0;  // host memory of the stores at the levels above the one being emitted
   size_t total_elements_ = 0;
@@ -415,8 +430,9 @@ SortPlan plan_sort(SortBackend& backend, const SortRequest& request, size_t in_c
   // memory.
   // A file not much larger than the budget needs no more staging than half its size.
   const size_t data_bytes = request.count * element_bytes;
-  const size_t staging_share = std::max(data_bytes / (2 * chunk_buffers), size_t(1) << 20);
-  size_t chunk = std::min({max_chunk_bytes, budget.host_bytes / (8 * chunk_buffers), staging_share}) / element_bytes;
+  const size_t staging_share = std::max(data_bytes / (2 * chunk_buffers(backend)), size_t(1) << 20);
+  size_t chunk =
+      std::min({max_chunk_bytes, budget.host_bytes / (8 * chunk_buffers(backend)), staging_share}) / element_bytes;
   PartitionRequest partition_request;
   partition_request.key_type = request.key_type;
   partition_request.value_bytes = value_size(request);
@@ -432,7 +448,7 @@ SortPlan plan_sort(SortBackend& backend, const SortRequest& request, size_t in_c
                                human_bytes(budget.device_bytes), human_bytes(budget.host_bytes), min_chunk_elements));
   }
   plan.chunk_elements = chunk;
-  plan.staging_bytes = chunk_buffers * chunk * element_bytes;
+  plan.staging_bytes = chunk_buffers(backend) * chunk * element_bytes;
   // The pieces the buckets gather take a quarter of the budget, and so may their index: the index grows with the
   // data, so a budget too small for the file is an error rather than a budget overrun.
   const size_t buckets = size_t(1) << digit_bits;

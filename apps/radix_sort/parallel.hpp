@@ -10,7 +10,7 @@ namespace radix_sort {
 /// The first exception thrown by a body is rethrown after all threads finish.
 void parallel_for(size_t tasks, unsigned threads, const std::function<void(size_t)>& body);
 
-/// Runs `body(begin, end)` over [0, bytes) split into ranges of at least 8 MiB, on up to `threads` threads: file and
+/// Runs `body(begin, end)` over [0, bytes) split into ranges of at least 2 MiB, on up to `threads` threads: file and
 /// memory copies of large blocks scale with threads.
 void parallel_ranges(size_t bytes, unsigned threads, const std::function<void(size_t begin, size_t end)>& body);
 

@@ -257,6 +257,47 @@ class BucketStoreTest : public testing::TestWithParam<bool> {
   size_t spilled_ = 0;
 };
 
+TEST_P(BucketStoreTest, ChunksAppendedByManyThreadsReadBackInOrder) {
+  // Chunks of 8 MiB are appended a bucket a thread: with spill files, pieces of many buckets are written at once,
+  // each to a file no other thread is writing, and each bucket's pieces end up spread over the files.
+  constexpr size_t buckets = 64;
+  constexpr size_t chunk = size_t(2) << 20;  // u32 keys: 8 MiB a chunk
+  std::unique_ptr<BucketStore> store;
+  if (GetParam()) {
+    store = make_spill_bucket_store(buckets, sizeof(uint32_t), 0, 1000, 8, directory_.string(), spilled_);
+  } else {
+    store = make_host_bucket_store(buckets, sizeof(uint32_t), 0, 8);
+  }
+  std::vector<uint32_t> expected[buckets];
+  std::vector<uint32_t> keys(chunk);
+  for (uint32_t c = 0; c < 3; ++c) {
+    // Bucket b gets (b * 7 + c) % 61 + 1 shares of the chunk: uneven buckets, none empty.
+    std::vector<size_t> offsets(buckets + 1, 0);
+    size_t shares = 0;
+    for (size_t b = 0; b < buckets; ++b) shares += (b * 7 + c) % 61 + 1;
+    for (size_t b = 0; b < buckets; ++b) offsets[b + 1] = offsets[b] + chunk * ((b * 7 + c) % 61 + 1) / shares;
+    offsets[buckets] = chunk;
+    for (size_t b = 0; b < buckets; ++b) {
+      for (size_t i = offsets[b]; i < offsets[b + 1]; ++i) {
+        keys[i] = static_cast<uint32_t>(c << 28 | b << 22 | (i - offsets[b]));
+        expected[b].push_back(keys[i]);
+      }
+    }
+    store->add_partitioned(offsets.data(), keys.data(), nullptr);
+  }
+  store->finish_appending();
+  for (size_t b = 0; b < buckets; ++b) {
+    ASSERT_EQ(store->count(b), expected[b].size()) << b;
+    std::vector<uint32_t> got(expected[b].size());
+    store->read(b, BucketStore::keys, 0, got.size(), got.data());
+    ASSERT_EQ(got, expected[b]) << b;
+    store->release(b);
+  }
+  store.reset();
+  EXPECT_EQ(spilled_, GetParam() ? 3 * chunk * sizeof(uint32_t) : 0u);
+  EXPECT_TRUE(std::filesystem::is_empty(directory_));
+}
+
 TEST_P(BucketStoreTest, ReadsBackBucketsInOrderAcrossChunksAndPieces) {
   // 20 chunks over 4 buckets: bucket 0 gets one element of each, bucket 2 the rest, buckets 1 and 3 nothing.
   auto store = make(4, sizeof(uint32_t), sizeof(uint16_t));
