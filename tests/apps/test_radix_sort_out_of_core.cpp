@@ -822,8 +822,10 @@ TEST_P(OutOfCoreFaults, TheFileSizeLimitWhileWritingASpillFileIsOneError) {
   const std::vector<uint32_t> keys = random_keys<uint32_t>(300'000, 7);
   write_file(path("in.bin"), as_bytes(keys));
   write_file(path("out"), "previous");
-  expect_file_size_limit_error("in.bin -t u32 -o out --gpu-memory 64KiB --host-memory 1MiB --tmpdir spill", 100'000,
-                               "cannot write a spill file in 'spill'");
+  // Two threads, so two spill files of about 600 KB each: each passes the limit (the spill is spread over a file a
+  // thread, and with 16 files none would).
+  expect_file_size_limit_error("in.bin -t u32 -o out --gpu-memory 64KiB --host-memory 1MiB --tmpdir spill -j 2",
+                               100'000, "cannot write a spill file in 'spill'");
   expect_nothing_left();
 }
 
