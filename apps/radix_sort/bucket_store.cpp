@@ -6,7 +6,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <mutex>
@@ -56,10 +55,7 @@ class SpillBucketStore final : public BucketStore {
     }
   }
   ~SpillBucketStore() override {
-    for (SpillFile& file : files_) {
-      if (file.fd >= 0) ::close(file.fd);
-      spilled_bytes_ += file.end;
-    }
+    for (const SpillFile& file : files_) spilled_bytes_ += file.end;
   }
 
   /// Large chunks are appended by several threads, a bucket each.
@@ -86,11 +82,15 @@ class SpillBucketStore final : public BucketStore {
     std::unique_ptr<char[]> columns[2];
     size_t count = 0;
   };
-  /// One spill file; a writer holds its lock while it appends.
+  /// One spill file; a writer holds its lock while it appends. Closed with the store (also where creating a later
+  /// one failed).
   struct SpillFile {
     int fd = -1;
     std::mutex lock;
     size_t end = 0;  // bytes written
+    ~SpillFile() {
+      if (fd >= 0) ::close(fd);
+    }
   };
   void append(size_t bucket, const void* keys, const void* values, size_t count);
   void seal(size_t bucket);
