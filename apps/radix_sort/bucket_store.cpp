@@ -2,7 +2,6 @@
 
 #include <fcntl.h>
 #include <fmt/format.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -14,6 +13,7 @@
 #include <utility>
 
 #include "errors.hpp"
+#include "host_memory.hpp"
 #include "parallel.hpp"
 
 namespace radix_sort {
@@ -245,26 +245,6 @@ void SpillBucketStore::release(size_t bucket) {
   pieces_[bucket].clear();
   pieces_[bucket].shrink_to_fit();
 }
-
-/// Anonymous memory that asks for huge pages: filling gigabytes of it then takes thousands of page faults rather
-/// than millions.
-class HugePageMemory {
- public:
-  explicit HugePageMemory(size_t bytes) : bytes_(std::max<size_t>(bytes, 1)) {
-    void* memory = ::mmap(nullptr, bytes_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (memory == MAP_FAILED) throw std::bad_alloc();
-    ::madvise(memory, bytes_, MADV_HUGEPAGE);  // a hint: without it, ordinary pages
-    data_ = static_cast<char*>(memory);
-  }
-  ~HugePageMemory() { ::munmap(data_, bytes_); }
-  HugePageMemory(const HugePageMemory&) = delete;
-  HugePageMemory& operator=(const HugePageMemory&) = delete;
-  char* data() const { return data_; }
-
- private:
-  size_t bytes_;
-  char* data_ = nullptr;
-};
 
 /// Buckets in host memory: the partitioned chunks, kept whole.
 class ChunkBucketStore final : public BucketStore {

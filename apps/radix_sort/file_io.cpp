@@ -20,11 +20,8 @@
 #include <utility>
 
 #include "errors.hpp"
+#include "host_memory.hpp"
 #include "parallel.hpp"
-
-#ifndef MADV_POPULATE_WRITE
-#define MADV_POPULATE_WRITE 23  // Linux 5.14; older kernels answer EINVAL and the pages are touched instead
-#endif
 
 namespace radix_sort {
 
@@ -344,18 +341,8 @@ bool AtomicOutput::map(size_t capacity, unsigned threads) {
   size_ = capacity;
   // Fault the pages in now, so filling them later is a plain copy: on half the threads, as this runs beside the
   // reading and the GPU's start-up, which need cores too.
-  threads = std::max(threads / 2, 1u);
-  constexpr size_t min_piece = size_t(16) << 20;
-  const size_t page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
-  const size_t pieces = std::clamp<size_t>(capacity / min_piece, 1, std::max(threads, 1u));
-  const size_t piece = (capacity / pieces + page - 1) / page * page;
-  parallel_for(pieces, threads, [&](size_t i) {
-    const size_t begin = std::min(capacity, i * piece);
-    const size_t end = std::min(capacity, begin + piece);
-    if (begin == end || ::madvise(mapping_ + begin, end - begin, MADV_POPULATE_WRITE) == 0) return;
-    // The blocks are reserved and read as zeros, so storing a zero in each page faults it in and changes nothing.
-    for (size_t at = begin; at < end; at += page) *static_cast<volatile char*>(mapping_ + at) = 0;
-  });
+  // The blocks are reserved and read as zeros, so fault_in's fallback (a zero stored in each page) changes nothing.
+  fault_in(mapping_, capacity, std::max(threads / 2, 1u));
   return true;
 }
 

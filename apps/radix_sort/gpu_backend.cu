@@ -1,13 +1,12 @@
 #include <cuda_runtime.h>
 #include <fmt/format.h>
-#include <sys/mman.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <future>
 #include <memory>
+#include <new>
 #include <optional>
 #include <string>
 #include <thread>
@@ -17,6 +16,7 @@
 #include "errors.hpp"
 #include "gpu_backend.hpp"
 #include "gpu_calls.hpp"
+#include "host_memory.hpp"
 #include "parallel.hpp"
 #include "prims/util/cuda_handles.cuh"
 #include "prims/util/device_buffer.cuh"
@@ -24,10 +24,6 @@
 #include "progress.hpp"
 #include "slot_pipeline.hpp"
 #include "timing.hpp"
-
-#ifndef MADV_POPULATE_WRITE
-#define MADV_POPULATE_WRITE 23  // Linux 5.14; older kernels answer EINVAL and the pages are touched instead
-#endif
 
 namespace radix_sort {
 
@@ -202,7 +198,7 @@ class GrowingDeviceBuffer {
     if (bytes == 0) return nullptr;
     if (!buffer_ || capacity_ < bytes) {
       buffer_.reset();
-      buffer_.emplace(allocate(std::max<size_t>(bytes, 1), what));
+      buffer_.emplace(allocate(bytes, what));
       capacity_ = bytes;
     }
     return buffer_->data();
@@ -343,30 +339,24 @@ cudaError_t device_partition(const PartitionRequest& request, void* temp, size_t
 }
 
 /// Pinned host memory made by faulting in ordinary memory (huge pages where the system gives them) on several
-/// threads and registering it with CUDA: an H100 machine pinned 20-48 GB/s this way against 1.4-2.8 GB/s for
+/// threads and registering it with CUDA: an H100 machine pinned 16-48 GB/s this way against 1.4-2.8 GB/s for
 /// cudaHostAlloc (bench/results/2026-11-27-H100-pinning.txt). An empty buffer where the memory cannot be had or
 /// registered: the caller then asks cudaHostAlloc.
 HostBuffer allocate_registered(size_t bytes) {
-  const size_t size = std::max<size_t>(bytes, 1);
-  void* memory = ::mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (memory == MAP_FAILED) return {};
-  ::madvise(memory, size, MADV_HUGEPAGE);  // a hint: without it, ordinary pages
-  char* const data = static_cast<char*>(memory);
-  const size_t page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
-  parallel_ranges(size, std::max(1u, std::thread::hardware_concurrency()), [&](size_t begin, size_t end) {
-    if (::madvise(data + begin, end - begin, MADV_POPULATE_WRITE) == 0) return;
-    for (size_t at = begin; at < end; at += page) static_cast<volatile char*>(data)[at] = 0;
-  });
-  if (cudaHostRegister(memory, size, cudaHostRegisterDefault) != cudaSuccess) {
-    cudaGetLastError();  // the failure stays out of later checks
-    ::munmap(memory, size);
+  std::shared_ptr<HugePageMemory> memory;
+  try {
+    memory = std::make_shared<HugePageMemory>(bytes);
+  } catch (const std::bad_alloc&) {
     return {};
   }
-  std::shared_ptr<void> owner(memory, [size](void* registered) {
-    cudaHostUnregister(registered);
-    ::munmap(registered, size);
-  });
-  return {std::move(owner), data, bytes};
+  fault_in(memory->data(), memory->bytes(), std::max(1u, std::thread::hardware_concurrency()));
+  if (cudaHostRegister(memory->data(), memory->bytes(), cudaHostRegisterDefault) != cudaSuccess) {
+    cudaGetLastError();  // the failure stays out of later checks
+    return {};
+  }
+  // Unregistered before the memory goes (the deleter holds it).
+  std::shared_ptr<void> owner(memory->data(), [memory](void* registered) { cudaHostUnregister(registered); });
+  return {std::move(owner), memory->data(), bytes};
 }
 
 class GpuBackend final : public SortBackend {

@@ -6,7 +6,8 @@
 
 namespace radix_sort {
 
-/// Runs `body(task)` for every task in [0, tasks) on up to `threads` threads (the caller's among them).
+/// Runs `body(task)` for every task in [0, tasks) on up to `threads` threads (the caller's among them; the others
+/// from one pool of helpers kept for the whole run).
 /// The first exception thrown by a body is rethrown after all threads finish.
 void parallel_for(size_t tasks, unsigned threads, const std::function<void(size_t)>& body);
 

@@ -248,9 +248,9 @@ struct TuningSm90 {
   };
 
   /// The plain sort's (and the partition's) Onesweep for pairs of up to 4-byte items from OnesweepMedium's max_items
-  /// keys on: 512 threads of 16 (64 registers), whose values come through L2 at the scatter rather than wait in
-  /// registers over the look-back; from `large_min_items` on, 384 of 24 (values through L2 were no faster below). The segmented Onesweep passes keep Onesweep's tiles (these were slower on large
-  /// segments).
+  /// keys on (below, values through L2 were no faster): 512 threads of 16 (64 registers), whose values come through
+  /// L2 at the scatter rather than wait in registers over the look-back; from `large_min_items` on, 384 of 24. The
+  /// segmented Onesweep passes keep Onesweep's tiles (these were slower on large segments).
   /// Chosen with bench/tune_sort and bench_sort (bench/results/2026-11-27-H100-tune_sort-pairs-values-through-l2.txt,
   /// ...-bench_sort-pairs-tiles-old-new.txt, ...-pairs-tiles-elsewhere.txt).
   template <class K, class V>
