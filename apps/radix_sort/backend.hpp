@@ -62,7 +62,7 @@ struct SortStats {
   size_t bytes_to_host = 0;
   std::array<unsigned char, 8> smallest_key{};  // the first and last keys of the ascending order, as raw bytes
   std::array<unsigned char, 8> largest_key{};
-  double partition_seconds = 0;  // the out-of-core plan's partitioning, on the backend
+  double partition_seconds = 0;  // the out-of-core plan's partitioning: starting it, and waiting for it
   // The partitioning pipeline's other two stages, busy time on their own threads (they overlap the partitioning):
   // reading chunks into staging, and storing partitioned chunks as buckets.
   double partition_read_seconds = 0;
@@ -86,6 +86,12 @@ struct PartitionRequest {
   int begin_bit = 0;
   int end_bit = 0;
   size_t buckets() const { return size_t(1) << (end_bit - begin_bit); }
+};
+
+/// One chunk being partitioned, from SortBackend::partition_start to partition_finish: what the backend keeps of it
+/// (the GPU: the chunk's completion event and its bucket offsets in pinned memory).
+struct PartitionTicket {
+  std::shared_ptr<void> state;
 };
 
 /// One top selection (--top): the first min(k, count) keys of `count` keys in the sort's order (descending: the
@@ -123,13 +129,20 @@ class SortBackend {
   virtual bool sorts_in_host_memory() const = 0;
   /// Sorts as SortRequest and SortIo say.
   virtual void sort(const SortRequest& request, const SortIo& io, SortStats& stats) = 0;
-  /// Partitions the chunk stably: keys_out (values_out) hold bucket 0's elements, then bucket 1's, ..., each in input
-  /// order; bucket_offsets (request.buckets() + 1 entries) receives each bucket's first index and, last, the count.
-  /// All pointers are host memory; values are null without values. keys_out may be keys_in (and values_out
-  /// values_in) where partitions_in_place() says so.
-  virtual void partition(const PartitionRequest& request, const void* keys_in, const void* values_in, void* keys_out,
-                         void* values_out, size_t* bucket_offsets, SortStats& stats) = 0;
-  /// True where partition() may write the partitioned chunk over its input: the backend partitions a copy of it in
+  /// Partitions of chunks that may be in flight at once: how many chunks the caller should have started and not yet
+  /// finished to keep the backend busy. 1 where partitioning runs on the calling thread (the CPU).
+  virtual size_t partition_lanes() const = 0;
+  /// Starts partitioning a chunk stably: keys_out (values_out) hold bucket 0's elements, then bucket 1's, ..., each
+  /// in input order; bucket_offsets (request.buckets() + 1 entries) receives each bucket's first index and, last,
+  /// the count. All pointers are host memory; values are null without values. keys_out may be keys_in (and
+  /// values_out values_in) where partitions_in_place() says so. The output is there once partition_finish(ticket)
+  /// returns; the ticket, the caller's for this chunk, keeps what the backend needs until then.
+  virtual void partition_start(PartitionTicket& ticket, const PartitionRequest& request, const void* keys_in,
+                               const void* values_in, void* keys_out, void* values_out, size_t* bucket_offsets,
+                               SortStats& stats) = 0;
+  /// Waits for the chunk partition_start began with `ticket`; may be called on another thread than the start.
+  virtual void partition_finish(PartitionTicket& ticket, SortStats& stats) = 0;
+  /// True where a partition may write the partitioned chunk over its input: the backend partitions a copy of it in
   /// memory of its own (the GPU's), so one staging buffer a chunk is enough.
   virtual bool partitions_in_place() const = 0;
   /// A staging buffer of `bytes` bytes.

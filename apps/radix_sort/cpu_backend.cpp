@@ -113,8 +113,11 @@ class CpuBackend final : public SortBackend {
     cpu_sort(request, io, stats);
   }
 
-  void partition(const PartitionRequest& request, const void* keys_in, const void* values_in, void* keys_out,
-                 void* values_out, size_t* bucket_offsets, SortStats& stats) override {
+  size_t partition_lanes() const override { return 1; }
+
+  /// Partitions at once, on the calling thread.
+  void partition_start(PartitionTicket& /*ticket*/, const PartitionRequest& request, const void* keys_in, const void* values_in,
+                       void* keys_out, void* values_out, size_t* bucket_offsets, SortStats& stats) override {
     const auto start = Clock::now();
     visit_key_type(request.key_type, [&](auto tag) {
       using K = typename decltype(tag)::type;
@@ -133,6 +136,8 @@ class CpuBackend final : public SortBackend {
     });
     stats.partition_seconds += seconds_since(start);
   }
+
+  void partition_finish(PartitionTicket& /*ticket*/, SortStats& /*stats*/) override {}
 
   size_t top_bytes(const TopRequest& request) override { return request.count * sizeof(size_t); }  // the order
 

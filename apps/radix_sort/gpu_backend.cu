@@ -228,6 +228,35 @@ struct SortMemory {
   }
 };
 
+/// A lane of the partitions: a stream and its device memory. Chunks on different lanes overlap (one's download with
+/// the next one's upload); a lane's chunks run in turn, in its stream's order.
+struct PartitionLane {
+  std::optional<prims::Stream> stream;
+  GrowingDeviceBuffer keys_in;
+  GrowingDeviceBuffer keys_out;
+  GrowingDeviceBuffer values_in;
+  GrowingDeviceBuffer values_out;
+  GrowingDeviceBuffer offsets;
+  GrowingDeviceBuffer temp;
+  void release() {
+    keys_in.release();
+    keys_out.release();
+    values_in.release();
+    values_out.release();
+    offsets.release();
+    temp.release();
+  }
+};
+
+/// What a chunk's PartitionTicket holds on the GPU: an event after its last copy, and its bucket offsets in pinned
+/// memory (a copy into pageable memory would wait for the stream) until they are handed on.
+struct PartitionInFlight {
+  prims::Event done;
+  prims::PinnedBuffer offsets;
+  size_t* bucket_offsets = nullptr;
+  size_t offsets_bytes = 0;
+};
+
 /// Sorts on the GPU: streams the input up through the pinned staging buffers (reading the next chunk while the last
 /// one copies), sorts with prims::device::radix_sort_keys/pairs, and streams the output back the same way.
 void gpu_sort(GpuResources& gpu, SortMemory& memory, const SortRequest& request, const SortIo& io,
@@ -374,8 +403,8 @@ class GpuBackend final : public SortBackend {
   }
 
   size_t partition_bytes(const PartitionRequest& request) override {
-    return 2 * request.count * (key_type_size(request.key_type) + request.value_bytes) + offsets_bytes(request) +
-           partition_temp_bytes(request);
+    return partition_lanes() * (2 * request.count * (key_type_size(request.key_type) + request.value_bytes) +
+                                offsets_bytes(request) + partition_temp_bytes(request));
   }
 
   size_t free_bytes() override {
@@ -395,22 +424,36 @@ class GpuBackend final : public SortBackend {
     gpu_sort(*gpu_, sort_memory_, request, io, stats);
   }
 
-  void partition(const PartitionRequest& request, const void* keys_in, const void* values_in, void* keys_out,
-                 void* values_out, size_t* bucket_offsets, SortStats& stats) override {
+  /// Two: one chunk's download overlaps the next one's upload (the copy engines work both ways at once).
+  size_t partition_lanes() const override { return partition_lane_count; }
+
+  /// Queues the chunk's upload, partition and download on the next lane's stream.
+  void partition_start(PartitionTicket& ticket, const PartitionRequest& request, const void* keys_in,
+                       const void* values_in, void* keys_out, void* values_out, size_t* bucket_offsets,
+                       SortStats& stats) override {
     const auto start = Clock::now();
     prims::check(cudaSetDevice(0), "cudaSetDevice");
     // A bucket partitioned again between sorts: the sorts' memory goes first, so the two never add up.
     sort_memory_.release();
-    const cudaStream_t stream = gpu_->stream.get();
+    PartitionLane& lane = lanes_[next_lane_];
+    next_lane_ = (next_lane_ + 1) % partition_lane_count;
+    if (!lane.stream) lane.stream.emplace();
+    if (!ticket.state) ticket.state = std::make_shared<PartitionInFlight>();
+    auto& chunk = *static_cast<PartitionInFlight*>(ticket.state.get());
+    const cudaStream_t stream = lane.stream->get();
     const size_t key_bytes = request.count * key_type_size(request.key_type);
     const size_t value_bytes = request.count * request.value_bytes;
     size_t temp_bytes = partition_temp_bytes(request);
-    std::byte* device_keys_in = keys_in_.get(key_bytes, "chunk's keys");
-    std::byte* device_keys_out = keys_out_.get(key_bytes, "chunk's keys");
-    std::byte* device_values_in = value_bytes > 0 ? values_in_.get(value_bytes, "chunk's values") : nullptr;
-    std::byte* device_values_out = value_bytes > 0 ? values_out_.get(value_bytes, "chunk's values") : nullptr;
-    auto* device_offsets = reinterpret_cast<size_t*>(offsets_.get(offsets_bytes(request), "bucket offsets"));
-    std::byte* temp = temp_.get(temp_bytes, "partition scratch");
+    // Reallocating a lane's memory frees the old first, which waits for the device: no chunk still uses it.
+    std::byte* device_keys_in = lane.keys_in.get(key_bytes, "chunk's keys");
+    std::byte* device_keys_out = lane.keys_out.get(key_bytes, "chunk's keys");
+    std::byte* device_values_in = value_bytes > 0 ? lane.values_in.get(value_bytes, "chunk's values") : nullptr;
+    std::byte* device_values_out = value_bytes > 0 ? lane.values_out.get(value_bytes, "chunk's values") : nullptr;
+    auto* device_offsets = reinterpret_cast<size_t*>(lane.offsets.get(offsets_bytes(request), "bucket offsets"));
+    std::byte* temp = lane.temp.get(temp_bytes, "partition scratch");
+    if (chunk.offsets.bytes() < offsets_bytes(request)) chunk.offsets = prims::PinnedBuffer(offsets_bytes(request));
+    chunk.bucket_offsets = bucket_offsets;
+    chunk.offsets_bytes = offsets_bytes(request);
     // The staging buffers are pinned, so these copies run at full speed; the stream orders them with the partition.
     prims::check(cudaMemcpyAsync(device_keys_in, keys_in, key_bytes, cudaMemcpyHostToDevice, stream),
                  "copying to the GPU");
@@ -427,12 +470,20 @@ class GpuBackend final : public SortBackend {
       prims::check(cudaMemcpyAsync(values_out, device_values_out, value_bytes, cudaMemcpyDeviceToHost, stream),
                    "copying from the GPU");
     }
-    prims::check(cudaMemcpyAsync(bucket_offsets, device_offsets, offsets_bytes(request), cudaMemcpyDeviceToHost,
-                                 stream),
+    prims::check(cudaMemcpyAsync(chunk.offsets.data(), device_offsets, offsets_bytes(request),
+                                 cudaMemcpyDeviceToHost, stream),
                  "copying from the GPU");
-    gpu_->stream.synchronize("partitioning");
+    chunk.done.record(stream);
     stats.bytes_to_device += key_bytes + value_bytes;
     stats.bytes_to_host += key_bytes + value_bytes;
+    stats.partition_seconds += seconds_since(start);
+  }
+
+  void partition_finish(PartitionTicket& ticket, SortStats& stats) override {
+    const auto start = Clock::now();
+    auto& chunk = *static_cast<PartitionInFlight*>(ticket.state.get());
+    chunk.done.synchronize("partitioning");
+    std::memcpy(chunk.bucket_offsets, chunk.offsets.data(), chunk.offsets_bytes);
     stats.partition_seconds += seconds_since(start);
   }
 
@@ -454,9 +505,9 @@ class GpuBackend final : public SortBackend {
     const size_t key_size = key_type_size(request.key_type);
     size_t temp_bytes = top_temp_bytes(request);
     const auto setup_start = Clock::now();
-    std::byte* device_keys = keys_in_.get(request.count * key_size, "keys");
-    std::byte* device_winners = keys_out_.get(taken * key_size, "top keys");
-    std::byte* temp = temp_.get(std::max<size_t>(temp_bytes, 1), "top-k scratch");
+    std::byte* device_keys = top_keys_.get(request.count * key_size, "keys");
+    std::byte* device_winners = top_winners_.get(taken * key_size, "top keys");
+    std::byte* temp = top_temp_.get(std::max<size_t>(temp_bytes, 1), "top-k scratch");
     stats.setup_seconds += seconds_since(setup_start);
     const auto upload_start = Clock::now();
     const auto* source = static_cast<const std::byte*>(keys);
@@ -511,22 +562,18 @@ class GpuBackend final : public SortBackend {
   }
 
   void release_partition_buffers() {
-    keys_in_ = {};
-    keys_out_ = {};
-    values_in_ = {};
-    values_out_ = {};
-    offsets_ = {};
-    temp_ = {};
+    for (PartitionLane& lane : lanes_) lane.release();
   }
+
+  static constexpr size_t partition_lane_count = 2;
 
   std::shared_ptr<GpuResources> gpu_;
   SortMemory sort_memory_;
-  GrowingDeviceBuffer keys_in_;
-  GrowingDeviceBuffer keys_out_;
-  GrowingDeviceBuffer values_in_;
-  GrowingDeviceBuffer values_out_;
-  GrowingDeviceBuffer offsets_;
-  GrowingDeviceBuffer temp_;
+  PartitionLane lanes_[partition_lane_count];
+  size_t next_lane_ = 0;  // partition_start is called on one thread
+  GrowingDeviceBuffer top_keys_;
+  GrowingDeviceBuffer top_winners_;
+  GrowingDeviceBuffer top_temp_;
 };
 
 }  // namespace

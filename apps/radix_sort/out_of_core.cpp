@@ -25,8 +25,8 @@ constexpr int digit_bits = 8;
 constexpr size_t max_chunk_bytes = size_t(64) << 20;
 /// Fewer elements than this per chunk would spend the time on per-chunk overheads.
 constexpr size_t min_chunk_elements = 256;
-/// Chunks in flight: one being read, one partitioned, one appended to the buckets.
-constexpr size_t staging_slots = 3;
+/// Chunks in flight: one being read, one appended to the buckets, and one for each of the backend's partition lanes.
+size_t staging_slots(const SortBackend& backend) { return 2 + backend.partition_lanes(); }
 /// Pieces of buckets of up to this many bytes make spill writes large enough to run at the disk's speed.
 constexpr size_t max_piece_bytes = size_t(4) << 20;
 /// Chunk-sized buffers of output waiting to be written while the next bucket is read and sorted.
@@ -34,7 +34,7 @@ constexpr size_t write_behind_buffers = 2;
 /// Host buffers of one chunk each: a staging slot holds its chunk as read and, partitioned, a second time, except on
 /// a backend that partitions in place; the write-behind has buffers of its own.
 size_t chunk_buffers(const SortBackend& backend) {
-  return staging_slots * (backend.partitions_in_place() ? 1 : 2) + write_behind_buffers;
+  return staging_slots(backend) * (backend.partitions_in_place() ? 1 : 2) + write_behind_buffers;
 }
 
 size_t value_size(const SortRequest& request) { return request.argsort ? sizeof(uint64_t) : request.value_bytes; }
@@ -48,6 +48,7 @@ struct StagingSlot {
   HostBuffer values_out;
   size_t count = 0;
   std::vector<size_t> offsets;
+  PartitionTicket partition;  // the backend's, while the chunk is partitioned
 };
 
 /// Writes the output on a thread of its own, in the order given, so that reading and sorting the next bucket
@@ -124,7 +125,7 @@ class OutOfCoreSort {
         value_bytes_(value_size(request)),
         key_bits_(static_cast<int>(8 * key_bytes_)),
         allocation_start_(Clock::now()),
-        slots_(staging_slots),
+        slots_(staging_slots(backend)),
         write_behind_(backend, plan.chunk_elements * (key_bytes_ + value_bytes_), io.threads, io.writes_to_memory) {
     const bool in_place = backend.partitions_in_place();
     for (StagingSlot& slot : slots_) {
@@ -196,19 +197,22 @@ class OutOfCoreSort {
     chunk_request.begin_bit = begin_bit;
     chunk_request.end_bit = end_bit;
 
-    // This thread reads; the backend partitions and the store appends, each on a thread of its own.
+    // This thread reads; one stage starts the backend's partitions (several may be in flight), and the next waits
+    // for each and appends it to the buckets.
     double reading_seconds = 0;  // busy time of the reading and of the appending, for --stats
     double storing_seconds = 0;
+    SortStats finish_stats;  // the waiting stage's own: the starting stage adds to stats_ meanwhile
     std::vector<StagingSlot*> slots;
     for (StagingSlot& slot : slots_) slots.push_back(&slot);
     SlotPipeline<StagingSlot> pipeline(
         slots, {[&](StagingSlot& s) {
                   chunk_request.count = s.count;
                   s.offsets.assign(chunk_request.buckets() + 1, 0);
-                  backend_.partition(chunk_request, s.keys_in.data, s.values_in.data, s.keys_out.data,
-                                     s.values_out.data, s.offsets.data(), stats_);
+                  backend_.partition_start(s.partition, chunk_request, s.keys_in.data, s.values_in.data, s.keys_out.data,
+                                           s.values_out.data, s.offsets.data(), stats_);
                 },
                 [&](StagingSlot& s) {
+                  backend_.partition_finish(s.partition, finish_stats);
                   const auto store_start = Clock::now();
                   store->add_partitioned(s.offsets.data(), s.keys_out.data,
                                          value_bytes_ > 0 ? s.values_out.data : nullptr);
@@ -223,6 +227,7 @@ class OutOfCoreSort {
       pipeline.submit(s);
     }
     pipeline.finish();
+    stats_.partition_seconds += finish_stats.partition_seconds;
     const auto finish_start = Clock::now();
     store->finish_appending();
     storing_seconds += seconds_since(finish_start);
