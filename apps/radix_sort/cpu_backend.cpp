@@ -116,8 +116,9 @@ class CpuBackend final : public SortBackend {
   size_t partition_lanes() const override { return 1; }
 
   /// Partitions at once, on the calling thread.
-  void partition_start(PartitionTicket& /*ticket*/, const PartitionRequest& request, const void* keys_in, const void* values_in,
-                       void* keys_out, void* values_out, size_t* bucket_offsets, SortStats& stats) override {
+  void partition_start(PartitionTicket& /*ticket*/, const PartitionRequest& request, const void* keys_in,
+                       const void* values_in, void* keys_out, void* values_out, size_t* bucket_offsets,
+                       SortStats& stats) override {
     const auto start = Clock::now();
     visit_key_type(request.key_type, [&](auto tag) {
       using K = typename decltype(tag)::type;

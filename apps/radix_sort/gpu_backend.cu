@@ -255,6 +255,12 @@ struct PartitionInFlight {
   prims::PinnedBuffer offsets;
   size_t* bucket_offsets = nullptr;
   size_t offsets_bytes = 0;
+  PartitionInFlight() = default;
+  PartitionInFlight(const PartitionInFlight&) = delete;
+  PartitionInFlight& operator=(const PartitionInFlight&) = delete;
+  /// A chunk left unfinished by an error elsewhere still lands in its buffers: its ticket goes first (the caller's
+  /// slot declares it after them) and waits for it, so they are not freed under the copy.
+  ~PartitionInFlight() { cudaEventSynchronize(done.get()); }
 };
 
 /// Sorts on the GPU: streams the input up through the pinned staging buffers (reading the next chunk while the last

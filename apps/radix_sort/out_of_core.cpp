@@ -48,7 +48,9 @@ struct StagingSlot {
   HostBuffer values_out;
   size_t count = 0;
   std::vector<size_t> offsets;
-  PartitionTicket partition;  // the backend's, while the chunk is partitioned
+  // The backend's, while the chunk is partitioned; declared after the buffers, so it goes first (a chunk an error
+  // left in flight is waited for before they go).
+  PartitionTicket partition;
 };
 
 /// Writes the output on a thread of its own, in the order given, so that reading and sorting the next bucket
@@ -208,8 +210,8 @@ class OutOfCoreSort {
         slots, {[&](StagingSlot& s) {
                   chunk_request.count = s.count;
                   s.offsets.assign(chunk_request.buckets() + 1, 0);
-                  backend_.partition_start(s.partition, chunk_request, s.keys_in.data, s.values_in.data, s.keys_out.data,
-                                           s.values_out.data, s.offsets.data(), stats_);
+                  backend_.partition_start(s.partition, chunk_request, s.keys_in.data, s.values_in.data,
+                                           s.keys_out.data, s.values_out.data, s.offsets.data(), stats_);
                 },
                 [&](StagingSlot& s) {
                   backend_.partition_finish(s.partition, finish_stats);

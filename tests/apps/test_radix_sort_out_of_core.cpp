@@ -763,6 +763,19 @@ TEST_P(OutOfCoreApp, AutoBackendSortsOutOfCoreRatherThanFail) {
   EXPECT_EQ(from_bytes<uint32_t>(read_file(path("out.bin"))), gather(keys, stable_order(keys, false)));
 }
 
+TEST_P(OutOfCoreApp, ASpillErrorWhileLaterChunksArePartitionedIsOneError) {
+  // The bucket store fails while the backend still partitions later chunks (the GPU keeps two in flight): one error
+  // line, the target untouched, and no chunk copied into buffers already freed (no crash, no hang).
+  write_file(path("in.bin"), as_bytes(random_keys<uint32_t>(scale().count, 9)));
+  write_file(path("out"), "previous");
+  // Two spill files of about half the data each: a limit of a quarter of the data stops both mid-partition.
+  expect_file_size_limit_error("in.bin -t u32 -o out --gpu-memory " + scale().gpu_memory + " --host-memory " +
+                                   scale().host_memory + " --tmpdir spill -j 2",
+                               scale().count, "cannot write a spill file in 'spill'");
+  EXPECT_EQ(read_file(path("out")), "previous");
+  EXPECT_TRUE(fs::is_empty(path("spill")));
+}
+
 INSTANTIATE_TEST_SUITE_P(Backends, OutOfCoreApp, testing::Values("cpu", "gpu"),
                          [](const testing::TestParamInfo<const char*>& info) { return std::string(info.param); });
 
