@@ -90,12 +90,13 @@ struct ByKeyTile {
   static constexpr size_t max_of(size_t a, size_t b) { return a > b ? a : b; }
   /// The keys' area: their load's exchange, then the tile's first keys of its runs in order (or the starts of its
   /// runs longer than one, 16 bits from the tile's start). The values' area: their load's exchange, then the
-  /// tile's runs' reductions in order (or, for a scan, its store's exchange).
+  /// reductions of the runs whose tails lie in the tile, one slot after their keys' (the run open before the tile
+  /// ends in slot 0), or, for a scan, its store's exchange.
   static_assert(tile_items <= 65536, "a run's start within its tile fits 16 bits");
   static constexpr size_t kKeyBytes = max_of(kBlockedLoadBytes<K, block_threads, items_per_thread>,
                                              max_of(sizeof(K), sizeof(unsigned short)) * tile_items);
   static constexpr size_t kValueBytes =
-      max_of(kBlockedLoadBytes<V, block_threads, items_per_thread>, sizeof(V) * tile_items);
+      max_of(kBlockedLoadBytes<V, block_threads, items_per_thread>, sizeof(V) * (tile_items + 1));
   static constexpr size_t kAlign = alignof(K) > 16 ? alignof(K) : (alignof(V) > 16 ? alignof(V) : 16);
 
   /// Raw bytes, so that keys and values with constructors fit too.
@@ -113,7 +114,7 @@ struct ByKeyTile {
 
     __device__ K* key_slots() { return reinterpret_cast<K*>(keys); }
     __device__ unsigned short* start_slots() { return reinterpret_cast<unsigned short*>(keys); }
-    __device__ V* value_slots() { return reinterpret_cast<V*>(values); }
+    __device__ V* end_slots() { return reinterpret_cast<V*>(values); }
     __device__ K* firsts() { return reinterpret_cast<K*>(first_keys); }
     __device__ K* lasts() { return reinterpret_cast<K*>(last_keys); }
   };
@@ -174,22 +175,28 @@ __global__ void __launch_bounds__(Policy::block_threads, Policy::min_blocks_per_
   storage.firsts()[threadIdx.x] = keys[0];
   storage.lasts()[threadIdx.x] = keys[kItems - 1];
   __syncthreads();
+  // The thread's flags are words, bit i for item i: the items it holds (the last tile's last thread may hold
+  // fewer than kItems, the threads after it none), the heads, the tails. Bounds are applied once, to the words.
+  static_assert(kItems <= 32, "a thread's flags fit one word");
   const int first_item = static_cast<int>(threadIdx.x) * kItems;
-  bool head[kItems];
+  const int held = valid <= first_item ? 0 : (valid - first_item < kItems ? valid - first_item : kItems);
+  const unsigned held_mask = held >= 32 ? ~0u : (1u << held) - 1u;
+  unsigned heads = 0;
   {
-    const K before = threadIdx.x > 0 ? storage.lasts()[threadIdx.x - 1] : before_tile;
-    head[0] = first_item < valid && ((tile == 0 && threadIdx.x == 0) || !eq(before, keys[0]));
+    // Items past `valid` are copies of the tile's first (load_blocked), so eq sees only the input's keys.
 #pragma unroll
-    for (int i = 1; i < kItems; ++i) head[i] = first_item + i < valid && !eq(keys[i - 1], keys[i]);
+    for (int i = 1; i < kItems; ++i) heads |= eq(keys[i - 1], keys[i]) ? 0u : 1u << i;
+    const K before = threadIdx.x > 0 ? storage.lasts()[threadIdx.x - 1] : before_tile;
+    if ((tile == 0 && threadIdx.x == 0) || !eq(before, keys[0])) heads |= 1u;
+    heads &= held_mask;
   }
-  // This thread's last item ends a run where the next item is a head: the next thread's first, the one after the
-  // tile, or none (the input's last item).
+  // An item ends a run where the next item is a head or the input ends. For the thread's last item the next is the
+  // next thread's first, the one after the tile, or none (the input's last item).
+  unsigned tails = 0;
   bool last_is_tail = false;
-  bool tail[kItems];
   if constexpr (kTails) {
-    const int last_item = first_item + kItems - 1;
-    if (last_item < valid) {
-      if (tile_begin + static_cast<size_t>(last_item) + 1 == n) {
+    if (held == kItems) {
+      if (tile_begin + static_cast<size_t>(first_item + kItems) == n) {
         last_is_tail = true;
       } else if (threadIdx.x + 1 < kThreads) {
         last_is_tail = !eq(keys[kItems - 1], storage.firsts()[threadIdx.x + 1]);
@@ -197,34 +204,25 @@ __global__ void __launch_bounds__(Policy::block_threads, Policy::min_blocks_per_
         last_is_tail = !eq(keys[kItems - 1], after_tile);
       }
     }
+    const unsigned input_end = held > 0 && held < kItems ? 1u << (held - 1) : 0u;
+    tails = ((heads >> 1) | (last_is_tail ? 1u << (kItems - 1) : 0u) | input_end) & held_mask;
     if (threadIdx.x == 0) {
-      storage.first_is_head = head[0];
+      storage.first_is_head = (heads & 1u) != 0;
       storage.tails = 0;
     }
     // A tile that is not full ends the input: its last item ends a run.
     if (threadIdx.x == kThreads - 1) storage.last_is_tail = valid < Tile::tile_items || last_is_tail;
-#pragma unroll
-    for (int i = 0; i < kItems; ++i) {
-      tail[i] = first_item + i < valid && (i + 1 < kItems ? head[i + 1] || first_item + i + 1 == valid : last_is_tail);
-    }
   }
   // The heads the pairs restart at: every run's, or only those of runs longer than one.
-  bool run_head[kItems];
-#pragma unroll
-  for (int i = 0; i < kItems; ++i) {
-    if constexpr (MODE == ByKeyMode::NonTrivialRuns) {
-      run_head[i] = head[i] && !tail[i];
-    } else {
-      run_head[i] = head[i];
-    }
-  }
+  const unsigned run_heads = MODE == ByKeyMode::NonTrivialRuns ? heads & ~tails : heads;
+  const auto starts_run = [](unsigned mask, int i) { return ((mask >> i) & 1u) != 0; };
 
   // The thread's pairs reduced, scanned over the block behind the tile's prefix.
   const RunOp<Op> run_op{op};
-  Pair thread_pair[1] = {Pair{run_head[0] ? kHead : kNoHead, values[0]}};
+  Pair thread_pair[1] = {Pair{static_cast<Count>(__popc(run_heads)), values[0]}};
 #pragma unroll
   for (int i = 1; i < kItems; ++i) {
-    thread_pair[0] = run_op(thread_pair[0], Pair{run_head[i] ? kHead : kNoHead, values[i]});
+    thread_pair[0].value = starts_run(run_heads, i) ? values[i] : static_cast<V>(op(thread_pair[0].value, values[i]));
   }
   {
     using LookBack = LookBackPrefix<Policy, Pair, RunOp<Op>, Status>;
@@ -235,66 +233,77 @@ __global__ void __launch_bounds__(Policy::block_threads, Policy::min_blocks_per_
     typename Tile::BlockScan(storage.scan).exclusive_scan_with_prefix(thread_pair, thread_pair, run_op, prefix_op);
   }
   __syncthreads();  // the prefix and aggregate are set; the load areas are free
-  Pair running = thread_pair[0];
+  // The reduction of the run the current item is in, up to it.
+  V value = thread_pair[0].value;
 
-  if constexpr (MODE == ByKeyMode::Reduce) {
+  if constexpr (MODE == ByKeyMode::Reduce || MODE == ByKeyMode::NonTrivialRuns) {
     const Pair prefix = storage.prefix;
     const Count tile_heads = storage.aggregate.heads;
-    // The runs whose tails lie in the tile: from the one open before it (unless the tile starts a run).
-    const Count tails_base = prefix.heads - (storage.first_is_head ? kNoHead : kHead);
-    const Count tile_tails = prefix.heads + tile_heads - tails_base - (storage.last_is_tail ? kNoHead : kHead);
+    // The tile continues a run open before it unless its first item is a head (for NonTrivialRuns that run is
+    // longer than one: it holds the item before the tile and the tile's first). The runs whose tails lie in the
+    // tile count from that one.
+    const unsigned carried = storage.first_is_head ? 0u : 1u;
+    const Count tails_base = prefix.heads - carried;
+    // run: the heads of the tile before the current item, so the open run's tail goes to ends[run] and the next
+    // head's key (or start) to the tile's slot `run`; the two areas are indexed alike, so one index serves both.
+    unsigned run = static_cast<unsigned>(thread_pair[0].heads - prefix.heads);
+    if constexpr (MODE == ByKeyMode::Reduce) {
 #pragma unroll
-    for (int i = 0; i < kItems; ++i) {
-      running = run_op(running, Pair{head[i] ? kHead : kNoHead, values[i]});
-      if (head[i]) storage.key_slots()[running.heads - 1 - prefix.heads] = keys[i];
-      if (tail[i]) storage.value_slots()[running.heads - 1 - tails_base] = running.value;
-    }
-    __syncthreads();
-    for (unsigned k = threadIdx.x; k < tile_heads; k += kThreads) {
-      keys_out[static_cast<size_t>(prefix.heads) + k] = storage.key_slots()[k];
-    }
-    for (unsigned k = threadIdx.x; k < tile_tails; k += kThreads) {
-      values_out[static_cast<size_t>(tails_base) + k] = storage.value_slots()[k];
-    }
-    if (threadIdx.x == 0 && !full_tile_before_end) *num_runs = static_cast<size_t>(prefix.heads + tile_heads);
-  } else if constexpr (MODE == ByKeyMode::NonTrivialRuns) {
-    const Pair prefix = storage.prefix;
-    const Count tile_heads = storage.aggregate.heads;
-    // A tile that does not start a run continues one longer than one: its first tail (if any) ends that run.
-    const Count tails_base = prefix.heads - (storage.first_is_head ? kNoHead : kHead);
-    unsigned tails = 0;
+      for (int i = 0; i < kItems; ++i) {
+        if (starts_run(heads, i)) {
+          storage.key_slots()[run++] = keys[i];
+          value = values[i];
+        } else {
+          value = static_cast<V>(op(value, values[i]));
+        }
+        if (starts_run(tails, i)) storage.end_slots()[run] = value;
+      }
+      __syncthreads();
+      const Count tile_tails = tile_heads + carried - (storage.last_is_tail ? kNoHead : kHead);
+      for (unsigned k = threadIdx.x; k < tile_heads; k += kThreads) {
+        keys_out[static_cast<size_t>(prefix.heads) + k] = storage.key_slots()[k];
+      }
+      for (unsigned k = threadIdx.x; k < tile_tails; k += kThreads) {
+        values_out[static_cast<size_t>(tails_base) + k] = storage.end_slots()[k + 1 - carried];
+      }
+    } else {
+      // Runs of one are neither started nor ended here; the tile's tails are counted as they are written.
+      const unsigned long_tails = tails & ~heads;
+      unsigned tile_tails = 0;
 #pragma unroll
-    for (int i = 0; i < kItems; ++i) {
-      running = run_op(running, Pair{run_head[i] ? kHead : kNoHead, values[i]});
-      if (run_head[i]) {
-        storage.start_slots()[running.heads - 1 - prefix.heads] = static_cast<unsigned short>(first_item + i);
+      for (int i = 0; i < kItems; ++i) {
+        if (starts_run(run_heads, i)) {
+          storage.start_slots()[run++] = static_cast<unsigned short>(first_item + i);
+          value = values[i];
+        } else {
+          value = static_cast<V>(op(value, values[i]));
+        }
+        if (starts_run(long_tails, i)) {
+          storage.end_slots()[run] = value;
+          tile_tails = run + carried;
+        }
       }
-      if (tail[i] && !head[i]) {
-        const unsigned slot = static_cast<unsigned>(running.heads - 1 - tails_base);
-        storage.value_slots()[slot] = running.value;
-        tails = slot + 1;
+      if (tile_tails > 0) atomicMax(&storage.tails, tile_tails);
+      __syncthreads();
+      for (unsigned k = threadIdx.x; k < tile_heads; k += kThreads) {
+        keys_out[static_cast<size_t>(prefix.heads) + k] = tile_begin + storage.start_slots()[k];
       }
-    }
-    if (tails > 0) atomicMax(&storage.tails, tails);
-    __syncthreads();
-    for (unsigned k = threadIdx.x; k < tile_heads; k += kThreads) {
-      keys_out[static_cast<size_t>(prefix.heads) + k] = tile_begin + storage.start_slots()[k];
-    }
-    for (unsigned k = threadIdx.x; k < storage.tails; k += kThreads) {
-      values_out[static_cast<size_t>(tails_base) + k] = storage.value_slots()[k];
+      for (unsigned k = threadIdx.x; k < storage.tails; k += kThreads) {
+        values_out[static_cast<size_t>(tails_base) + k] = storage.end_slots()[k + 1 - carried];
+      }
     }
     if (threadIdx.x == 0 && !full_tile_before_end) *num_runs = static_cast<size_t>(prefix.heads + tile_heads);
   } else {
     V scanned[kItems];
 #pragma unroll
     for (int i = 0; i < kItems; ++i) {
-      const Pair item{head[i] ? kHead : kNoHead, values[i]};
+      const bool head = starts_run(heads, i);
       if constexpr (MODE == ByKeyMode::ScanExclusive) {
-        scanned[i] = head[i] ? init : static_cast<V>(op(init, running.value));
-        running = run_op(running, item);
+        scanned[i] = head ? init : static_cast<V>(op(init, value));
+        value = head ? values[i] : static_cast<V>(op(value, values[i]));
       } else {
-        running = run_op(running, item);
-        scanned[i] = running.value;
+        value = head ? values[i] : static_cast<V>(op(value, values[i]));
+        scanned[i] = value;
       }
     }
     store_blocked<kThreads, Policy::store_hint>(values_out, tile_begin, valid, scanned, storage.values);
