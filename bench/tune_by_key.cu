@@ -129,9 +129,9 @@ int main(int argc, char** argv) {
       sweep<Policy<256, 160, 3>, Policy<256, 128, 3>, Policy<256, 144, 3>, Policy<256, 96, 4>, Policy<256, 64, 5>>(
           harness, "reduce_by_key tiles", buffers, n);
       // Register caps and block sizes.
-      sweep<Policy<256, 160, 3>, Policy<256, 160, 2>, Policy<256, 160, 1>, Policy<256, 144, 4>, Policy<384, 104, 2>,
-            Policy<512, 64, 2>, Policy<128, 160, 6>, Policy<256, 160, 3, false>>(harness, "reduce_by_key shapes",
-                                                                               buffers, n);
+      sweep<Policy<256, 160, 3>, Policy<256, 160, 4>, Policy<256, 160, 2>, Policy<256, 144, 4>, Policy<384, 104, 2>,
+            Policy<512, 64, 2>, Policy<128, 160, 6>, Policy<128, 160, 8>, Policy<256, 160, 3, false>>(
+          harness, "reduce_by_key shapes", buffers, n);
     }
     return harness.finish();
   } catch (const std::exception& e) {

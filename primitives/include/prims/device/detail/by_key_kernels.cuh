@@ -122,6 +122,14 @@ struct ByKeyTile {
   __host__ __device__ static constexpr size_t count(size_t n) { return (n + tile_items - 1) / tile_items; }
 };
 
+/// Returns `bits` unchanged, hidden from the optimizer, so that the flag tests after it are not merged with those
+/// before it: merged across the block scan, each item's test is kept as a bit repacked into a register of its
+/// own, two instructions an item.
+__device__ inline unsigned opaque_bits(unsigned bits) {
+  asm("" : "+r"(bits));
+  return bits;
+}
+
 /// The block scan's prefix callback around the look-back's, keeping the tile's prefix and aggregate in shared
 /// memory for the whole block.
 template <class LookBack, class Pair>
@@ -214,16 +222,18 @@ __global__ void __launch_bounds__(Policy::block_threads, Policy::min_blocks_per_
     if (threadIdx.x == kThreads - 1) storage.last_is_tail = valid < Tile::tile_items || last_is_tail;
   }
   // The heads the pairs restart at: every run's, or only those of runs longer than one.
-  const unsigned run_heads = MODE == ByKeyMode::NonTrivialRuns ? heads & ~tails : heads;
+  unsigned run_heads = MODE == ByKeyMode::NonTrivialRuns ? heads & ~tails : heads;
   const auto starts_run = [](unsigned mask, int i) { return ((mask >> i) & 1u) != 0; };
 
-  // The thread's pairs reduced, scanned over the block behind the tile's prefix.
+  // The thread's items scanned on their own first: each value becomes the reduction of its run from the thread's
+  // first item on, so the thread's last item holds the thread's pair's value.
   const RunOp<Op> run_op{op};
-  Pair thread_pair[1] = {Pair{static_cast<Count>(__popc(run_heads)), values[0]}};
 #pragma unroll
   for (int i = 1; i < kItems; ++i) {
-    thread_pair[0].value = starts_run(run_heads, i) ? values[i] : static_cast<V>(op(thread_pair[0].value, values[i]));
+    if (!starts_run(run_heads, i)) values[i] = static_cast<V>(op(values[i - 1], values[i]));
   }
+  // The threads' pairs scanned over the block behind the tile's prefix.
+  Pair thread_pair[1] = {Pair{static_cast<Count>(__popc(run_heads)), values[kItems - 1]}};
   {
     using LookBack = LookBackPrefix<Policy, Pair, RunOp<Op>, Status>;
     // Tile 0 is seeded with no heads and any value: its first item is a head (or, for NonTrivialRuns, no value
@@ -232,9 +242,20 @@ __global__ void __launch_bounds__(Policy::block_threads, Policy::min_blocks_per_
                                          &storage.prefix, &storage.aggregate};
     typename Tile::BlockScan(storage.scan).exclusive_scan_with_prefix(thread_pair, thread_pair, run_op, prefix_op);
   }
+  const Pair before = thread_pair[0];
+  heads = opaque_bits(heads);
+  tails = opaque_bits(tails);
+  run_heads = opaque_bits(run_heads);
+  // The items before the thread's first head continue the run open before the thread: each value is now its
+  // run's reduction up to it.
+  {
+    const int first_head = run_heads != 0 ? __ffs(run_heads) - 1 : kItems;
+#pragma unroll
+    for (int i = 0; i < kItems; ++i) {
+      if (i < first_head) values[i] = static_cast<V>(op(before.value, values[i]));
+    }
+  }
   __syncthreads();  // the prefix and aggregate are set; the load areas are free
-  // The reduction of the run the current item is in, up to it.
-  V value = thread_pair[0].value;
 
   if constexpr (MODE == ByKeyMode::Reduce || MODE == ByKeyMode::NonTrivialRuns) {
     const Pair prefix = storage.prefix;
@@ -246,67 +267,51 @@ __global__ void __launch_bounds__(Policy::block_threads, Policy::min_blocks_per_
     const Count tails_base = prefix.heads - carried;
     // run: the heads of the tile before the current item, so the open run's tail goes to ends[run] and the next
     // head's key (or start) to the tile's slot `run`; the two areas are indexed alike, so one index serves both.
-    unsigned run = static_cast<unsigned>(thread_pair[0].heads - prefix.heads);
+    unsigned run = static_cast<unsigned>(before.heads - prefix.heads);
     if constexpr (MODE == ByKeyMode::Reduce) {
 #pragma unroll
       for (int i = 0; i < kItems; ++i) {
-        if (starts_run(heads, i)) {
-          storage.key_slots()[run++] = keys[i];
-          value = values[i];
-        } else {
-          value = static_cast<V>(op(value, values[i]));
-        }
-        if (starts_run(tails, i)) storage.end_slots()[run] = value;
+        if (starts_run(heads, i)) storage.key_slots()[run++] = keys[i];
+        if (starts_run(tails, i)) storage.end_slots()[run] = values[i];
       }
       __syncthreads();
       const Count tile_tails = tile_heads + carried - (storage.last_is_tail ? kNoHead : kHead);
-      for (unsigned k = threadIdx.x; k < tile_heads; k += kThreads) {
-        keys_out[static_cast<size_t>(prefix.heads) + k] = storage.key_slots()[k];
-      }
-      for (unsigned k = threadIdx.x; k < tile_tails; k += kThreads) {
-        values_out[static_cast<size_t>(tails_base) + k] = storage.end_slots()[k + 1 - carried];
-      }
+      const auto keys_at = keys_out + prefix.heads;
+      for (unsigned k = threadIdx.x; k < tile_heads; k += kThreads) keys_at[k] = storage.key_slots()[k];
+      const auto values_at = values_out + tails_base;
+      const V* ends = storage.end_slots() + 1 - carried;
+      for (unsigned k = threadIdx.x; k < tile_tails; k += kThreads) values_at[k] = ends[k];
     } else {
       // Runs of one are neither started nor ended here; the tile's tails are counted as they are written.
       const unsigned long_tails = tails & ~heads;
       unsigned tile_tails = 0;
 #pragma unroll
       for (int i = 0; i < kItems; ++i) {
-        if (starts_run(run_heads, i)) {
-          storage.start_slots()[run++] = static_cast<unsigned short>(first_item + i);
-          value = values[i];
-        } else {
-          value = static_cast<V>(op(value, values[i]));
-        }
+        if (starts_run(run_heads, i)) storage.start_slots()[run++] = static_cast<unsigned short>(first_item + i);
         if (starts_run(long_tails, i)) {
-          storage.end_slots()[run] = value;
+          storage.end_slots()[run] = values[i];
           tile_tails = run + carried;
         }
       }
       if (tile_tails > 0) atomicMax(&storage.tails, tile_tails);
       __syncthreads();
-      for (unsigned k = threadIdx.x; k < tile_heads; k += kThreads) {
-        keys_out[static_cast<size_t>(prefix.heads) + k] = tile_begin + storage.start_slots()[k];
-      }
-      for (unsigned k = threadIdx.x; k < storage.tails; k += kThreads) {
-        values_out[static_cast<size_t>(tails_base) + k] = storage.end_slots()[k + 1 - carried];
-      }
+      const auto starts_at = keys_out + prefix.heads;
+      for (unsigned k = threadIdx.x; k < tile_heads; k += kThreads) starts_at[k] = tile_begin + storage.start_slots()[k];
+      const auto lengths_at = values_out + tails_base;
+      const V* ends = storage.end_slots() + 1 - carried;
+      for (unsigned k = threadIdx.x; k < storage.tails; k += kThreads) lengths_at[k] = ends[k];
     }
     if (threadIdx.x == 0 && !full_tile_before_end) *num_runs = static_cast<size_t>(prefix.heads + tile_heads);
   } else {
-    V scanned[kItems];
+    if constexpr (MODE == ByKeyMode::ScanExclusive) {
+      // Each item takes the inclusive value before it, from the last item down so that it is still there.
 #pragma unroll
-    for (int i = 0; i < kItems; ++i) {
-      const bool head = starts_run(heads, i);
-      if constexpr (MODE == ByKeyMode::ScanExclusive) {
-        scanned[i] = head ? init : static_cast<V>(op(init, value));
-        value = head ? values[i] : static_cast<V>(op(value, values[i]));
-      } else {
-        value = head ? values[i] : static_cast<V>(op(value, values[i]));
-        scanned[i] = value;
+      for (int i = kItems - 1; i > 0; --i) {
+        values[i] = starts_run(heads, i) ? init : static_cast<V>(op(init, values[i - 1]));
       }
+      values[0] = starts_run(heads, 0) ? init : static_cast<V>(op(init, before.value));
     }
-    store_blocked<kThreads, Policy::store_hint>(values_out, tile_begin, valid, scanned, storage.values);
+    store_blocked<kThreads, Policy::store_hint>(values_out, tile_begin, valid, values, storage.values);
   }
 }
 
