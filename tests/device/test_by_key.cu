@@ -26,7 +26,7 @@ constexpr size_t kGuard = 7;  // poisoned items past the runs that must stay poi
 
 template <class K, class V>
 size_t tile_items() {
-  return prims::detail::scan::ByKeyTile<prims::detail::TuningSm90::ByKey, K, V, unsigned>::tile_items;
+  return prims::detail::scan::ByKeyTile<prims::detail::TuningSm90::ByKey<K, V>, K, V, unsigned>::tile_items;
 }
 
 template <class K, class V>

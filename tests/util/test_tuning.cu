@@ -84,7 +84,7 @@ constexpr bool keeps_hoppers_tiles() {
          std::is_same_v<typename Table::template SinglePassScan<int>, H::SinglePassScan<int>> &&
          std::is_same_v<typename Table::ReduceThenScan, H::ReduceThenScan> &&
          std::is_same_v<typename Table::template Select<int>, H::Select<int>> &&
-         std::is_same_v<typename Table::ByKey, H::ByKey> && std::is_same_v<typename Table::Reduce, H::Reduce> &&
+         std::is_same_v<typename Table::template ByKey<int, int>, H::ByKey<int, int>> && std::is_same_v<typename Table::Reduce, H::Reduce> &&
          std::is_same_v<typename Table::template Hybrid<uint64_t, NoValues>, H::Hybrid<uint64_t, NoValues>>;
 }
 

@@ -31,9 +31,10 @@ template <class KeyIt, class KeyOut, class ValIt, class ValOut, class Op, class 
 cudaError_t reduce_by_key(void* temp, size_t& temp_bytes, KeyIt keys_in, KeyOut unique_keys_out, ValIt values_in,
                           ValOut aggregates_out, size_t* num_runs, size_t n, Op op, Eq eq = {},
                           cudaStream_t s = 0) {
+  using K = std::remove_cv_t<typename std::iterator_traits<KeyIt>::value_type>;
   using V = std::remove_cv_t<typename std::iterator_traits<ValIt>::value_type>;
   return prims::detail::with_tuning([&](auto table) {
-    using Policy = typename decltype(table)::ByKey;
+    using Policy = typename decltype(table)::template ByKey<K, V>;
     return prims::detail::scan::dispatch_by_key<Policy, prims::detail::scan::ByKeyMode::Reduce, V>(
         temp, temp_bytes, keys_in, values_in, unique_keys_out, aggregates_out, num_runs, n, op, eq, V{}, s,
         "reduce_by_key");
@@ -45,9 +46,10 @@ cudaError_t reduce_by_key(void* temp, size_t& temp_bytes, KeyIt keys_in, KeyOut 
 template <class KeyIt, class ValIt, class OutIt, class Op, class Eq = prims::Equal>
 cudaError_t inclusive_scan_by_key(void* temp, size_t& temp_bytes, KeyIt keys, ValIt values_in, OutIt values_out,
                                   size_t n, Op op, Eq eq = {}, cudaStream_t s = 0) {
+  using K = std::remove_cv_t<typename std::iterator_traits<KeyIt>::value_type>;
   using V = std::remove_cv_t<typename std::iterator_traits<ValIt>::value_type>;
   return prims::detail::with_tuning([&](auto table) {
-    using Policy = typename decltype(table)::ByKey;
+    using Policy = typename decltype(table)::template ByKey<K, V>;
     return prims::detail::scan::dispatch_by_key<Policy, prims::detail::scan::ByKeyMode::ScanInclusive, V>(
         temp, temp_bytes, keys, values_in, static_cast<V*>(nullptr), values_out, nullptr, n, op, eq, V{}, s,
         "inclusive_scan_by_key");
@@ -59,9 +61,10 @@ cudaError_t inclusive_scan_by_key(void* temp, size_t& temp_bytes, KeyIt keys, Va
 template <class KeyIt, class ValIt, class OutIt, class Op, class T, class Eq = prims::Equal>
 cudaError_t exclusive_scan_by_key(void* temp, size_t& temp_bytes, KeyIt keys, ValIt values_in, OutIt values_out,
                                   size_t n, Op op, T init, Eq eq = {}, cudaStream_t s = 0) {
+  using K = std::remove_cv_t<typename std::iterator_traits<KeyIt>::value_type>;
   using V = std::remove_cv_t<typename std::iterator_traits<ValIt>::value_type>;
   return prims::detail::with_tuning([&](auto table) {
-    using Policy = typename decltype(table)::ByKey;
+    using Policy = typename decltype(table)::template ByKey<K, V>;
     return prims::detail::scan::dispatch_by_key<Policy, prims::detail::scan::ByKeyMode::ScanExclusive, V>(
         temp, temp_bytes, keys, values_in, static_cast<V*>(nullptr), values_out, nullptr, n, op, eq,
         static_cast<V>(init), s, "exclusive_scan_by_key");

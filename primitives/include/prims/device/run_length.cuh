@@ -26,10 +26,11 @@ namespace prims::device {
 template <class InIt, class UniqueOut, class CountOut>
 cudaError_t run_length_encode(void* temp, size_t& temp_bytes, InIt in, UniqueOut unique_out, CountOut counts_out,
                               size_t* num_runs, size_t n, cudaStream_t s = 0) {
+  using Item = std::remove_cv_t<typename std::iterator_traits<InIt>::value_type>;
   using Length = prims::detail::scan::RunLengthOf<CountOut>;
   const prims::detail::scan::ConstantIterator<Length> ones{Length{1}};
   return prims::detail::with_tuning([&](auto table) {
-    using Policy = typename decltype(table)::ByKey;
+    using Policy = typename decltype(table)::template ByKey<Item, Length>;
     return prims::detail::scan::dispatch_by_key<Policy, prims::detail::scan::ByKeyMode::Reduce, Length>(
         temp, temp_bytes, in, ones, unique_out, counts_out, num_runs, n, prims::Sum{}, prims::Equal{}, Length{}, s,
         "run_length_encode");
@@ -43,10 +44,11 @@ cudaError_t run_length_encode(void* temp, size_t& temp_bytes, InIt in, UniqueOut
 template <class InIt, class OffsetOut, class LengthOut>
 cudaError_t non_trivial_runs(void* temp, size_t& temp_bytes, InIt in, OffsetOut offsets_out, LengthOut lengths_out,
                              size_t* num_runs, size_t n, cudaStream_t s = 0) {
+  using Item = std::remove_cv_t<typename std::iterator_traits<InIt>::value_type>;
   using Length = prims::detail::scan::RunLengthOf<LengthOut>;
   const prims::detail::scan::ConstantIterator<Length> ones{Length{1}};
   return prims::detail::with_tuning([&](auto table) {
-    using Policy = typename decltype(table)::ByKey;
+    using Policy = typename decltype(table)::template ByKey<Item, Length>;
     return prims::detail::scan::dispatch_by_key<Policy, prims::detail::scan::ByKeyMode::NonTrivialRuns, Length>(
         temp, temp_bytes, in, ones, offsets_out, lengths_out, num_runs, n, prims::Sum{}, prims::Equal{}, Length{}, s,
         "non_trivial_runs");

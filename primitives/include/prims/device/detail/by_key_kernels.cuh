@@ -27,6 +27,7 @@
 #include "prims/device/detail/lookback.cuh"
 #include "prims/block/tile_io.cuh"
 #include "prims/util/error.cuh"
+#include "prims/util/flag_bits.cuh"
 #include "prims/util/launch.cuh"
 #include "prims/util/maybe.cuh"
 #include "prims/util/ops.cuh"
@@ -122,14 +123,6 @@ struct ByKeyTile {
   __host__ __device__ static constexpr size_t count(size_t n) { return (n + tile_items - 1) / tile_items; }
 };
 
-/// Returns `bits` unchanged, hidden from the optimizer, so that the flag tests after it are not merged with those
-/// before it: merged across the block scan, each item's test is kept as a bit repacked into a register of its
-/// own, two instructions an item.
-__device__ inline unsigned opaque_bits(unsigned bits) {
-  asm("" : "+r"(bits));
-  return bits;
-}
-
 /// The block scan's prefix callback around the look-back's, keeping the tile's prefix and aggregate in shared
 /// memory for the whole block.
 template <class LookBack, class Pair>
@@ -188,7 +181,7 @@ __global__ void __launch_bounds__(Policy::block_threads, Policy::min_blocks_per_
   static_assert(kItems <= 32, "a thread's flags fit one word");
   const int first_item = static_cast<int>(threadIdx.x) * kItems;
   const int held = valid <= first_item ? 0 : (valid - first_item < kItems ? valid - first_item : kItems);
-  const unsigned held_mask = held >= 32 ? ~0u : (1u << held) - 1u;
+  const unsigned held_mask = held_bits(held);
   unsigned heads = 0;
   {
     // Items past `valid` are copies of the tile's first (load_blocked), so eq sees only the input's keys.
@@ -223,14 +216,13 @@ __global__ void __launch_bounds__(Policy::block_threads, Policy::min_blocks_per_
   }
   // The heads the pairs restart at: every run's, or only those of runs longer than one.
   unsigned run_heads = MODE == ByKeyMode::NonTrivialRuns ? heads & ~tails : heads;
-  const auto starts_run = [](unsigned mask, int i) { return ((mask >> i) & 1u) != 0; };
 
   // The thread's items scanned on their own first: each value becomes the reduction of its run from the thread's
   // first item on, so the thread's last item holds the thread's pair's value.
   const RunOp<Op> run_op{op};
 #pragma unroll
   for (int i = 1; i < kItems; ++i) {
-    if (!starts_run(run_heads, i)) values[i] = static_cast<V>(op(values[i - 1], values[i]));
+    if (!has_bit(run_heads, i)) values[i] = static_cast<V>(op(values[i - 1], values[i]));
   }
   // The threads' pairs scanned over the block behind the tile's prefix.
   Pair thread_pair[1] = {Pair{static_cast<Count>(__popc(run_heads)), values[kItems - 1]}};
@@ -271,8 +263,8 @@ __global__ void __launch_bounds__(Policy::block_threads, Policy::min_blocks_per_
     if constexpr (MODE == ByKeyMode::Reduce) {
 #pragma unroll
       for (int i = 0; i < kItems; ++i) {
-        if (starts_run(heads, i)) storage.key_slots()[run++] = keys[i];
-        if (starts_run(tails, i)) storage.end_slots()[run] = values[i];
+        if (has_bit(heads, i)) storage.key_slots()[run++] = keys[i];
+        if (has_bit(tails, i)) storage.end_slots()[run] = values[i];
       }
       __syncthreads();
       const Count tile_tails = tile_heads + carried - (storage.last_is_tail ? kNoHead : kHead);
@@ -287,8 +279,8 @@ __global__ void __launch_bounds__(Policy::block_threads, Policy::min_blocks_per_
       unsigned tile_tails = 0;
 #pragma unroll
       for (int i = 0; i < kItems; ++i) {
-        if (starts_run(run_heads, i)) storage.start_slots()[run++] = static_cast<unsigned short>(first_item + i);
-        if (starts_run(long_tails, i)) {
+        if (has_bit(run_heads, i)) storage.start_slots()[run++] = static_cast<unsigned short>(first_item + i);
+        if (has_bit(long_tails, i)) {
           storage.end_slots()[run] = values[i];
           tile_tails = run + carried;
         }
@@ -307,9 +299,9 @@ __global__ void __launch_bounds__(Policy::block_threads, Policy::min_blocks_per_
       // Each item takes the inclusive value before it, from the last item down so that it is still there.
 #pragma unroll
       for (int i = kItems - 1; i > 0; --i) {
-        values[i] = starts_run(heads, i) ? init : static_cast<V>(op(init, values[i - 1]));
+        values[i] = has_bit(heads, i) ? init : static_cast<V>(op(init, values[i - 1]));
       }
-      values[0] = starts_run(heads, 0) ? init : static_cast<V>(op(init, before.value));
+      values[0] = has_bit(heads, 0) ? init : static_cast<V>(op(init, before.value));
     }
     store_blocked<kThreads, Policy::store_hint>(values_out, tile_begin, valid, values, storage.values);
   }

@@ -20,6 +20,7 @@
 #include "prims/block/tile_io.cuh"
 #include "prims/util/device_properties.cuh"
 #include "prims/util/error.cuh"
+#include "prims/util/flag_bits.cuh"
 #include "prims/util/launch.cuh"
 #include "prims/util/maybe.cuh"
 #include "prims/util/ops.cuh"
@@ -128,10 +129,9 @@ struct SelectTile {
 
   __host__ __device__ static constexpr size_t count(size_t n) { return (n + tile_items - 1) / tile_items; }
 
-  /// Whether each of this thread's items has a nonzero flag (items past `valid` are false).
+  /// The word of this thread's items whose flag is nonzero (flag_bits.cuh; items past `valid` are not set).
   template <class FlagIt>
-  __device__ static void load_flags(FlagIt flags, size_t tile_begin, int valid, bool (&kept)[items_per_thread],
-                                    Storage& storage) {
+  __device__ static unsigned load_flags(FlagIt flags, size_t tile_begin, int valid, Storage& storage) {
     using F = std::remove_cv_t<typename std::iterator_traits<FlagIt>::value_type>;
     F values[items_per_thread];
     if constexpr (kVectorFlags<FlagIt>) {
@@ -146,10 +146,10 @@ struct SelectTile {
         values[i] = flags[tile_begin + static_cast<size_t>(item < valid ? item : 0)];
       }
     }
+    unsigned kept = 0;
 #pragma unroll
-    for (int i = 0; i < items_per_thread; ++i) {
-      kept[i] = static_cast<int>(threadIdx.x) * items_per_thread + i < valid && values[i] != F{};
-    }
+    for (int i = 0; i < items_per_thread; ++i) kept |= values[i] != F{} ? 1u << i : 0u;
+    return kept & held_bits(valid - static_cast<int>(threadIdx.x) * items_per_thread);
   }
 
   /// Loads tile items [tile_begin, tile_begin + valid) blocked (load_blocked). Items past `valid` are copies of
@@ -188,8 +188,12 @@ __global__ void __launch_bounds__(Policy::block_threads)
   if constexpr (kHasValues) {
     load_blocked<Tile::block_threads, Policy::load_hint>(values.in, tile_begin, valid, item_values, storage.values);
   }
-  bool kept[kItems];
+  // The items kept, a bit each (flag_bits.cuh). Items past `valid` are copies of the tile's first (load_blocked),
+  // so the predicate and eq see only the input's items; their bits are cleared.
+  static_assert(kItems <= 32, "a thread's flags fit one word");
   const int first_item = threadIdx.x * kItems;
+  const unsigned held = held_bits(valid - first_item);
+  unsigned kept = 0;
   if constexpr (Keep::kind == KeepKind::Unique) {
     // The item before each thread's first: the previous thread's last, or the one before the tile.
     __syncthreads();  // the load's exchange storage is reused
@@ -197,20 +201,17 @@ __global__ void __launch_bounds__(Policy::block_threads)
     __syncthreads();
     const T before = threadIdx.x > 0 ? storage.last_items()[threadIdx.x - 1] : before_tile;
 #pragma unroll
-    for (int i = 0; i < kItems; ++i) {
-      const bool head = i == 0 ? (tile == 0 && threadIdx.x == 0) || !keep.eq(before, items[0])
-                               : !keep.eq(items[i - 1], items[i]);
-      kept[i] = first_item + i < valid && head;
-    }
+    for (int i = 1; i < kItems; ++i) kept |= keep.eq(items[i - 1], items[i]) ? 0u : 1u << i;
+    if ((tile == 0 && threadIdx.x == 0) || !keep.eq(before, items[0])) kept |= 1u;
+    kept &= held;
   } else if constexpr (Keep::kind == KeepKind::If || Keep::kind == KeepKind::Partition) {
 #pragma unroll
-    for (int i = 0; i < kItems; ++i) kept[i] = first_item + i < valid && static_cast<bool>(keep.pred(items[i]));
+    for (int i = 0; i < kItems; ++i) kept |= static_cast<bool>(keep.pred(items[i])) ? 1u << i : 0u;
+    kept &= held;
   } else {
-    Tile::load_flags(keep.flags, tile_begin, valid, kept, storage);
+    kept = Tile::load_flags(keep.flags, tile_begin, valid, storage);
   }
-  Count count = 0;
-#pragma unroll
-  for (int i = 0; i < kItems; ++i) count += kept[i] ? 1 : 0;
+  const Count count = static_cast<Count>(__popc(kept));
 
   Count tile_kept;
   const Count offset = typename Tile::BlockScan(storage.scan).exclusive_scan(count, Sum{}, Count{0}, tile_kept);
@@ -220,19 +221,20 @@ __global__ void __launch_bounds__(Policy::block_threads)
     const Count prefix = look_back(tile_kept);
     if (threadIdx.x == 0) storage.prefix = prefix;
   }
+  kept = opaque_bits(kept);
   __syncthreads();  // the exchange storage is free; the prefix is set
   const Count prefix = storage.prefix;
   if constexpr (Keep::kind == KeepKind::Partition) {
     // The tile's kept items in order, then its others in order: the others before the tile start after all the
-    // kept ones.
+    // kept ones. An item past `valid` is not kept and has every kept item of the tile before it, so it lands in
+    // its own slot, which is not written out.
     Count slot = offset;
 #pragma unroll
     for (int i = 0; i < kItems; ++i) {
-      if (first_item + i < valid) {
-        const Count at = kept[i] ? slot : tile_kept + static_cast<Count>(first_item + i) - slot;
-        storage.kept()[at] = items[i];
-        slot += kept[i] ? 1 : 0;
-      }
+      const bool keeps = has_bit(kept, i);
+      const Count at = keeps ? slot : tile_kept + static_cast<Count>(first_item + i) - slot;
+      storage.kept()[at] = items[i];
+      slot += keeps ? 1 : 0;
     }
     __syncthreads();
     const Count others_begin = static_cast<Count>(*keep.kept) + (tile_begin - prefix);
@@ -244,7 +246,7 @@ __global__ void __launch_bounds__(Policy::block_threads)
     Count slot = offset;
 #pragma unroll
     for (int i = 0; i < kItems; ++i) {
-      if (kept[i]) {
+      if (has_bit(kept, i)) {
         storage.kept()[slot] = items[i];
         if constexpr (kHasValues) storage.template kept_values<V>()[slot] = item_values[i];
         ++slot;

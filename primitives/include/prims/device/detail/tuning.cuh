@@ -154,15 +154,17 @@ struct TuningSm90 {
     static constexpr CacheHint load_hint = CacheHint::LastUse;
   };
 
-  /// The by-key family: 256 threads, 160 bytes of keys and values a thread (20 items of 4-byte
-  /// keys and values: larger tiles shorten the chain of look-backs), registers capped for 3 blocks an SM, loads and
-  /// stores marked last use (as the scan's), look-back as the scan's. Chosen with bench/bench_by_key
-  /// (docs/design-notes.md, "By key").
+  /// The by-key family: 256 threads, 160 bytes of keys and values a thread (20 items of 4-byte keys and values:
+  /// larger tiles shorten the chain of look-backs), loads and stores marked last use (as the scan's), look-back as
+  /// the scan's. Registers capped for 4 blocks an SM where keys and values are 4 bytes each (tune_by_key,
+  /// bench/results/2026-12-01-H200-tune_by_key.txt), 3 for other widths, which spill at 4 (docs/design-notes.md,
+  /// "By key").
+  template <class K, class V>
   struct ByKey : LookBack {
     static constexpr int block_threads = 256;
     static constexpr int bytes_per_thread = 160;
     static constexpr int max_items_per_thread = 20;
-    static constexpr int min_blocks_per_sm = 3;
+    static constexpr int min_blocks_per_sm = sizeof(K) == 4 && sizeof(V) == 4 ? 4 : 3;
     static constexpr CacheHint load_hint = CacheHint::LastUse;
     static constexpr CacheHint store_hint = CacheHint::LastUse;
   };
