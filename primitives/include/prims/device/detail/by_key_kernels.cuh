@@ -11,11 +11,12 @@
 //
 // One pass, one block a tile, on the look-back agent of lookback.cuh, as the scan: a block loads its tile's keys
 // and values blocked, finds the heads (the key before each thread's first comes from the thread before, the one
-// before the tile from memory), reduces each thread's pairs, scans the threads' pairs behind the tile's prefix
-// from the look-back, and rescans its own items from there. reduce_by_key writes each run's first key where the
-// run starts (at its head) and its reduction where it ends (at its tail: the item after the tile is read for the
-// tile's last), both gathered in shared memory first and written as contiguous runs of the outputs; the block of
-// the last tile writes the number of runs. The scans write every item's value.
+// before the tile from memory; a thread's flags are bit words, flag_bits.cuh), scans each thread's items on their
+// own (its last item then holds the thread's pair), scans the threads' pairs behind the tile's prefix from the
+// look-back, and completes the items before each thread's first head with the thread's prefix. reduce_by_key
+// writes each run's first key where the run starts (at its head) and its reduction where it ends (at its tail: the
+// item after the tile is read for the tile's last), both gathered in shared memory first and written as contiguous
+// runs of the outputs; the block of the last tile writes the number of runs. The scans write every item's value.
 
 #include <cuda_runtime.h>
 
@@ -288,7 +289,9 @@ __global__ void __launch_bounds__(Policy::block_threads, Policy::min_blocks_per_
       if (tile_tails > 0) atomicMax(&storage.tails, tile_tails);
       __syncthreads();
       const auto starts_at = keys_out + prefix.heads;
-      for (unsigned k = threadIdx.x; k < tile_heads; k += kThreads) starts_at[k] = tile_begin + storage.start_slots()[k];
+      for (unsigned k = threadIdx.x; k < tile_heads; k += kThreads) {
+        starts_at[k] = tile_begin + storage.start_slots()[k];
+      }
       const auto lengths_at = values_out + tails_base;
       const V* ends = storage.end_slots() + 1 - carried;
       for (unsigned k = threadIdx.x; k < storage.tails; k += kThreads) lengths_at[k] = ends[k];
