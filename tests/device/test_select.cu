@@ -132,8 +132,10 @@ TYPED_TEST(Select, IfEverySizeAndRatio) {
 
 /// partition_if: the kept items in order, then the others in order, every one of the n places written, nothing
 /// after them.
+/// The input starts `offset` items into its allocation (past a 16-byte boundary for offsets that are not whole
+/// vectors: the count then reads the first items one at a time).
 template <class T>
-void check_partition_if(size_t n, uint64_t per_mille, uint64_t seed) {
+void check_partition_if(size_t n, uint64_t per_mille, uint64_t seed, size_t offset = 0) {
   std::vector<T> input(n);
   std::mt19937_64 rng(seed);
   for (auto& x : input) x = make<T>(rng());
@@ -142,13 +144,15 @@ void check_partition_if(size_t n, uint64_t per_mille, uint64_t seed) {
   for (const T& x : input) (pred(x) ? expected : others).push_back(x);
   const size_t kept = expected.size();
   expected.insert(expected.end(), others.begin(), others.end());
-  DeviceBuffer<T> in(n), out(n + kGuard);
+  DeviceBuffer<T> in(n + offset), out(n + kGuard);
   DeviceBuffer<size_t> count(1);
-  in.upload(input.data(), n);
+  if (n > 0) {
+    ASSERT_EQ(cudaSuccess, cudaMemcpy(in.data() + offset, input.data(), n * sizeof(T), cudaMemcpyHostToDevice));
+  }
   out.fill_bytes(0xAB);
   count.fill_bytes(0xEE);
   prims::test::run_two_phase([&](void* temp, size_t& bytes) {
-    return prims::device::partition_if(temp, bytes, in.data(), out.data(), count.data(), n, pred);
+    return prims::device::partition_if(temp, bytes, in.data() + offset, out.data(), count.data(), n, pred);
   });
   ASSERT_EQ(count.download(1)[0], kept);
   const std::vector<T> got = out.download(n + kGuard);
@@ -164,6 +168,26 @@ TYPED_TEST(Select, PartitionEverySizeAndRatio) {
     for (const uint64_t per_mille : {0, 10, 500, 990, 1000}) {
       SCOPED_TRACE(::testing::Message() << "n = " << n << ", kept per mille " << per_mille);
       check_partition_if<TypeParam>(n, per_mille, n * 11 + per_mille);
+    }
+  }
+}
+
+/// The count before partition_if's pass: every edge of its chunks (a load a thread of 16-byte vectors or of
+/// items), more chunks than its grid has blocks, and inputs not at a vector boundary.
+TYPED_TEST(Select, PartitionCountChunksAndMisalignedInputs) {
+  PRIMS_REQUIRE_GPU();
+  using Policy = prims::detail::TuningSm90::Select<TypeParam>;
+  const size_t chunk = static_cast<size_t>(Policy::block_threads) * Policy::count_loads_per_thread *
+                       prims::detail::kVectorItems<TypeParam>;
+  int multiprocessors = 0;
+  ASSERT_EQ(cudaSuccess, cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount, 0));
+  const size_t grid_chunks = static_cast<size_t>(multiprocessors) * Policy::count_blocks_per_sm;
+  for (const size_t offset : {size_t{0}, size_t{1}, size_t{3}}) {
+    for (const size_t n : {size_t{1}, size_t{17}, chunk - 1, chunk, chunk + 1, 3 * chunk + 5,
+                           (2 * grid_chunks + 1) * chunk + 9}) {
+      SCOPED_TRACE(::testing::Message() << "n = " << n << ", offset " << offset);
+      check_partition_if<TypeParam>(n, 500, n * 13 + offset, offset);
+      check_partition_if<TypeParam>(n, 10, n * 17 + offset, offset);
     }
   }
 }

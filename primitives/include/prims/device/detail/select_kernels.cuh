@@ -15,6 +15,7 @@
 #include <iterator>
 #include <type_traits>
 
+#include "prims/block/reduce.cuh"
 #include "prims/block/scan.cuh"
 #include "prims/device/detail/lookback.cuh"
 #include "prims/block/tile_io.cuh"
@@ -261,33 +262,89 @@ __global__ void __launch_bounds__(Policy::block_threads)
   if (threadIdx.x == 0 && tile_begin + Tile::tile_items >= n) *num_selected = static_cast<size_t>(prefix + tile_kept);
 }
 
-/// Items a thread of count_kept_kernel loads before it counts them: loads in flight hide the memory's latency.
-inline constexpr int kCountItems = 8;
-
-/// How many items pred keeps, added to *kept (zero before): each block walks its share of the input, kCountItems
-/// loads a thread at a time, and each warp adds its count once.
-template <class Policy, class InIt, class Pred>
+/// How many items pred keeps, added to *kept (zero before): a read of the input only. With VECTORS (an input
+/// pointer) the items from `head` on (the first one at a 16-byte boundary) are read as vectors and the few outside
+/// the whole vectors one at a time by block 0; otherwise item by item (head is 0). Block b takes chunks of
+/// Policy::count_loads_per_thread loads a thread, the last chunk first and then every gridDim.x-th one below it:
+/// the chunks read last, at the input's start, are still in the L2 cache when the pass that follows reads the
+/// first tiles again. One atomic a block.
+template <class Policy, bool VECTORS, class InIt, class Pred>
 __global__ void __launch_bounds__(Policy::block_threads)
-    count_kept_kernel(InIt in, size_t n, Pred pred, unsigned long long* kept) {
+    count_kept_kernel(InIt in, size_t n, size_t head, Pred pred, unsigned long long* kept) {
+  using T = ItemOf<InIt>;
+  constexpr int kThreads = Policy::block_threads;
+  constexpr int kLoads = Policy::count_loads_per_thread;
+  constexpr size_t kUnitItems = VECTORS ? kVectorItems<T> : 1;
+  constexpr size_t kChunkUnits = static_cast<size_t>(kThreads) * kLoads;
+  using Unit = std::conditional_t<VECTORS, Vector<T>, T>;
   wait_for_prior_grids();
   allow_dependent_grids();
-  unsigned count = 0;
-  const size_t stride = static_cast<size_t>(gridDim.x) * blockDim.x * kCountItems;
-  for (size_t base = static_cast<size_t>(blockIdx.x) * blockDim.x * kCountItems + threadIdx.x; base < n;
-       base += stride) {
+  const auto unit_at = [&](size_t u) -> Unit {
+    if constexpr (VECTORS) {
+      return reinterpret_cast<const Vector<T>*>(in + head)[u];
+    } else {
+      return in[u];
+    }
+  };
+  const auto kept_of = [&](const Unit& unit) -> unsigned {
+    if constexpr (VECTORS) {
+      unsigned c = 0;
 #pragma unroll
-    for (int j = 0; j < kCountItems; ++j) {
-      const size_t i = base + static_cast<size_t>(j) * blockDim.x;
-      if (i < n) count += static_cast<bool>(pred(in[i])) ? 1u : 0u;
+      for (size_t i = 0; i < kUnitItems; ++i) c += static_cast<bool>(pred(unit.items[i])) ? 1u : 0u;
+      return c;
+    } else {
+      return static_cast<bool>(pred(unit)) ? 1u : 0u;
+    }
+  };
+  const size_t units = (n - head) / kUnitItems;
+  const size_t chunks = (units + kChunkUnits - 1) / kChunkUnits;
+  unsigned long long count = 0;
+  // Unsigned: the loop ends when the chunk index wraps below zero (or starts past the last chunk).
+  for (size_t chunk = chunks - 1 - blockIdx.x; chunk < chunks; chunk -= gridDim.x) {
+    const size_t first = chunk * kChunkUnits + threadIdx.x;
+    unsigned chunk_count = 0;
+    if (chunk + 1 < chunks) {
+      Unit loaded[kLoads];
+#pragma unroll
+      for (int j = 0; j < kLoads; ++j) loaded[j] = unit_at(first + static_cast<size_t>(j) * kThreads);
+#pragma unroll
+      for (int j = 0; j < kLoads; ++j) chunk_count += kept_of(loaded[j]);
+    } else {
+#pragma unroll
+      for (int j = 0; j < kLoads; ++j) {
+        const size_t u = first + static_cast<size_t>(j) * kThreads;
+        if (u < units) chunk_count += kept_of(unit_at(u));
+      }
+    }
+    count += chunk_count;
+  }
+  if (blockIdx.x == 0) {
+    for (size_t i = threadIdx.x; i < head; i += kThreads) count += static_cast<bool>(pred(in[i])) ? 1u : 0u;
+    for (size_t i = head + units * kUnitItems + threadIdx.x; i < n; i += kThreads) {
+      count += static_cast<bool>(pred(in[i])) ? 1u : 0u;
     }
   }
-  // A warp's count in 64 bits (a thread's fits 32).
-  unsigned long long warp_count = count;
-#pragma unroll
-  for (int offset = warp::kWarpThreads / 2; offset > 0; offset /= 2) {
-    warp_count += __shfl_down_sync(kFullWarpMask, warp_count, offset);
-  }
-  if (threadIdx.x % warp::kWarpThreads == 0 && warp_count > 0) atomicAdd(kept, warp_count);
+  using BlockReduce = block::Reduce<unsigned long long, kThreads>;
+  __shared__ typename BlockReduce::TempStorage storage;
+  const unsigned long long total = BlockReduce(storage).reduce(count, Sum{});
+  if (threadIdx.x == 0 && total > 0) atomicAdd(kept, total);
+}
+
+/// Launches count_kept_kernel: a block a chunk, at most Policy::count_blocks_per_sm an SM (each then walks
+/// several), one block at least (the items outside the vectors).
+template <class Policy, bool VECTORS, class InIt, class Pred>
+cudaError_t launch_count_kept(InIt in, size_t n, size_t head, Pred pred, unsigned long long* kept,
+                              cudaStream_t stream) {
+  constexpr size_t kUnitItems = VECTORS ? kVectorItems<ItemOf<InIt>> : 1;
+  constexpr size_t kChunkItems =
+      static_cast<size_t>(Policy::block_threads) * Policy::count_loads_per_thread * kUnitItems;
+  int multiprocessors = 0;
+  PRIMS_TRY(multiprocessor_count(multiprocessors));
+  const size_t chunks = (n - head + kChunkItems - 1) / kChunkItems;
+  const size_t blocks = std::max<size_t>(
+      1, std::min(chunks, static_cast<size_t>(multiprocessors) * Policy::count_blocks_per_sm));
+  return launch(count_kept_kernel<Policy, VECTORS, InIt, Pred>, static_cast<unsigned>(blocks), Policy::block_threads,
+                0, stream, in, n, head, pred, kept);
 }
 
 /// A selection with its policy given: the look-back's status and tile counter in temp, cleared, then one block a
@@ -331,12 +388,15 @@ cudaError_t dispatch_partition(void* temp, size_t& temp_bytes, InIt in, OutIt ou
   auto* kept_count = static_cast<unsigned long long*>(kept);
   const LookBackTemp<Status> look_back(parts, num_tiles);
   PRIMS_TRY(look_back.clear(num_tiles, stream, kept_count));
-  int multiprocessors = 0;
-  PRIMS_TRY(multiprocessor_count(multiprocessors));
-  const size_t block_items = static_cast<size_t>(Policy::block_threads) * kCountItems;
-  const size_t count_blocks = std::min((n + block_items - 1) / block_items, static_cast<size_t>(multiprocessors) * 8);
-  PRIMS_TRY(launch(count_kept_kernel<Policy, InIt, Pred>, static_cast<unsigned>(count_blocks), Policy::block_threads,
-                   0, stream, in, n, pred, kept_count));
+  bool counted = false;
+  if constexpr (std::is_pointer_v<InIt> && kVectorItems<T> > 1) {
+    const size_t head = elements_to_vector_alignment(in);
+    if (head != kNoVectorAlignment) {
+      PRIMS_TRY((launch_count_kept<Policy, true>(in, n, std::min(head, n), pred, kept_count, stream)));
+      counted = true;
+    }
+  }
+  if (!counted) PRIMS_TRY((launch_count_kept<Policy, false>(in, n, 0, pred, kept_count, stream)));
   return launch(select_kernel<Policy, InIt, OutIt, KeepPartition<Pred>, NoSelectValues, Status>,
                 static_cast<unsigned>(num_tiles), Policy::block_threads, 0, stream, in, out, num_selected, n,
                 KeepPartition<Pred>{pred, kept_count}, NoSelectValues{}, look_back.status, look_back.tile_counter);

@@ -141,6 +141,10 @@ struct TuningSm90 {
     static constexpr int bytes_per_thread = 128;
     static constexpr int max_items_per_thread = 32;
     static constexpr CacheHint load_hint = CacheHint::Normal;
+    /// partition_if's count of the kept items (a read only, as the reduce's): loads in flight a thread (16-byte
+    /// vectors where the input is a pointer, items otherwise) and blocks an SM.
+    static constexpr int count_loads_per_thread = 4;
+    static constexpr int count_blocks_per_sm = 8;
   };
 
   /// Unique_by_key: as the selections', with 160 bytes of keys and values a thread (20 items of
