@@ -5,7 +5,8 @@
 //
 // The rule that keeps it correct: every kernel launched this way calls wait_for_prior_grids() before it reads or
 // writes any global memory (the wait returns once all prior work in the stream has completed and its writes are
-// visible), then allow_dependent_grids() so the next kernel can be scheduled early in turn.
+// visible), then allow_dependent_grids() so the next kernel can be scheduled early in turn. The one exception,
+// partition_if's pass, reads before its wait only what the grid before it cannot change (select_kernels.cuh).
 
 #include <cuda_runtime.h>
 

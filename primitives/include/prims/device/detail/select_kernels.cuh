@@ -174,7 +174,10 @@ __global__ void __launch_bounds__(Policy::block_threads)
   using Count = typename Tile::Count;
   constexpr int kItems = Tile::items_per_thread;
   __shared__ typename Tile::Storage storage;
-  wait_for_prior_grids();
+  // partition_if's pass waits only where it reads the count (below): the grid before it is the count, which writes
+  // nothing but the count, and started after the statuses and the tile counter were cleared and the input written
+  // (it waited for them), so the tile's load and the look-back overlap the count's last blocks.
+  if constexpr (Keep::kind != KeepKind::Partition) wait_for_prior_grids();
   allow_dependent_grids();
   const auto [tile, tile_begin, valid] = take_tile<Tile::tile_items>(tile_counter, n);
 
@@ -237,6 +240,7 @@ __global__ void __launch_bounds__(Policy::block_threads)
       storage.kept()[at] = items[i];
       slot += keeps ? 1 : 0;
     }
+    wait_for_prior_grids();  // the count is complete
     __syncthreads();
     const Count others_begin = static_cast<Count>(*keep.kept) + (tile_begin - prefix);
     for (int k = threadIdx.x; k < valid; k += Tile::block_threads) {
