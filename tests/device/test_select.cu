@@ -1,12 +1,13 @@
 // prims::device::select_if, select_flagged, unique, unique_by_key and partition_if against CPU references: every
-// size edge (tiles, look-back windows of 32 tiles), selection ratios 0, 1%, 50%, 99% and 100%, runs of length 1,
-// long runs and one run of everything, 1- to 16-byte items (and items with a constructor), flags of bytes, bools
+// size edge (tiles of both policies, look-back windows of 32 tiles), selection ratios 0, 1%, 50%, 99% and 100%,
+// runs of length 1, long runs and one run of everything, 1- to 16-byte items (and items with a constructor), flags of bytes, bools
 // and types wider than the items, iterator inputs (thrust counting and transform iterators), in place, a custom
 // equality, float keys with -0.0/+0.0 and NaN, and 2^28 items. Outputs are poisoned first: nothing past the count
 // (past n for partition_if) may be written.
 #include <thrust/iterator/counting_iterator.h>
 #include <thrust/iterator/transform_iterator.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -28,13 +29,27 @@ size_t tile_items() {
   return prims::detail::scan::SelectTile<prims::detail::TuningSm90::Select<T>, T>::tile_items;
 }
 
+/// The tile of the small inputs' policy (up to Select::small_max_bytes of items).
+template <class T>
+size_t small_tile_items() {
+  return prims::detail::scan::SelectTile<prims::detail::TuningSm90::SelectSmall<T>, T>::tile_items;
+}
+
 template <class T>
 std::vector<size_t> select_sizes() {
   std::vector<size_t> sizes = prims::test::edge_sizes(tile_items<T>());
+  for (const size_t n : prims::test::edge_sizes(small_tile_items<T>())) {
+    if (n <= prims::detail::TuningSm90::Select<T>::small_max_bytes / sizeof(T)) sizes.push_back(n);
+  }
+  for (long delta : {-1, 0, 1}) {
+    sizes.push_back(prims::detail::TuningSm90::Select<T>::small_max_bytes / sizeof(T) + delta);
+  }
   for (size_t tiles : {size_t{32}, size_t{33}, size_t{65}}) {
     for (long delta : {-1, 0, 1}) sizes.push_back(tiles * tile_items<T>() + delta);
   }
   sizes.push_back((size_t{1} << 20) + 7);
+  std::sort(sizes.begin(), sizes.end());
+  sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());
   return sizes;
 }
 

@@ -30,8 +30,8 @@ template <class InIt, class OutIt, class Pred>
 cudaError_t select_if(void* temp, size_t& temp_bytes, InIt in, OutIt out, size_t* num_selected, size_t n, Pred pred,
                       cudaStream_t s = 0) {
   using T = prims::detail::scan::ItemOf<InIt>;
-  return prims::detail::with_tuning([&](auto table) {
-    using Policy = typename decltype(table)::template Select<T>;
+  return prims::detail::scan::with_select_policy<T>(n, [&](auto policy) {
+    using Policy = decltype(policy);
     return prims::detail::scan::dispatch_select<Policy>(temp, temp_bytes, in, out, num_selected, n,
                                                         prims::detail::scan::KeepIf<Pred>{pred},
                                                         prims::detail::scan::NoSelectValues{}, s, "select_if");
@@ -43,8 +43,8 @@ template <class InIt, class FlagIt, class OutIt>
 cudaError_t select_flagged(void* temp, size_t& temp_bytes, InIt in, FlagIt flags, OutIt out, size_t* num_selected,
                            size_t n, cudaStream_t s = 0) {
   using T = prims::detail::scan::ItemOf<InIt>;
-  return prims::detail::with_tuning([&](auto table) {
-    using Policy = typename decltype(table)::template Select<T>;
+  return prims::detail::scan::with_select_policy<T>(n, [&](auto policy) {
+    using Policy = decltype(policy);
     return prims::detail::scan::dispatch_select<Policy>(temp, temp_bytes, in, out, num_selected, n,
                                                         prims::detail::scan::KeepFlagged<FlagIt>{flags},
                                                         prims::detail::scan::NoSelectValues{}, s, "select_flagged");
@@ -59,8 +59,8 @@ template <class InIt, class OutIt, class Pred>
 cudaError_t partition_if(void* temp, size_t& temp_bytes, InIt in, OutIt out, size_t* num_selected, size_t n,
                          Pred pred, cudaStream_t s = 0) {
   using T = prims::detail::scan::ItemOf<InIt>;
-  return prims::detail::with_tuning([&](auto table) {
-    using Policy = typename decltype(table)::template Select<T>;
+  return prims::detail::scan::with_select_policy<T>(n, [&](auto policy) {
+    using Policy = decltype(policy);
     return prims::detail::scan::dispatch_partition<Policy>(temp, temp_bytes, in, out, num_selected, n, pred, s,
                                                            "partition_if");
   });
@@ -71,8 +71,8 @@ template <class InIt, class OutIt, class Eq = prims::Equal>
 cudaError_t unique(void* temp, size_t& temp_bytes, InIt in, OutIt out, size_t* num_selected, size_t n, Eq eq = {},
                    cudaStream_t s = 0) {
   using T = prims::detail::scan::ItemOf<InIt>;
-  return prims::detail::with_tuning([&](auto table) {
-    using Policy = typename decltype(table)::template Select<T>;
+  return prims::detail::scan::with_select_policy<T>(n, [&](auto policy) {
+    using Policy = decltype(policy);
     return prims::detail::scan::dispatch_select<Policy>(temp, temp_bytes, in, out, num_selected, n,
                                                         prims::detail::scan::KeepUnique<Eq>{eq},
                                                         prims::detail::scan::NoSelectValues{}, s, "unique");

@@ -18,6 +18,7 @@
 #include "prims/block/reduce.cuh"
 #include "prims/block/scan.cuh"
 #include "prims/device/detail/lookback.cuh"
+#include "prims/device/detail/tuning.cuh"
 #include "prims/block/tile_io.cuh"
 #include "prims/util/device_properties.cuh"
 #include "prims/util/error.cuh"
@@ -349,6 +350,19 @@ cudaError_t launch_count_kept(InIt in, size_t n, size_t head, Pred pred, unsigne
       1, std::min(chunks, static_cast<size_t>(multiprocessors) * Policy::count_blocks_per_sm));
   return launch(count_kept_kernel<Policy, VECTORS, InIt, Pred>, static_cast<unsigned>(blocks), Policy::block_threads,
                 0, stream, in, n, head, pred, kept);
+}
+
+/// Calls f with the selections' policy for n items of T (a value of it): the device's table's SelectSmall up to
+/// its small_max_bytes of items, else its Select.
+template <class T, class F>
+cudaError_t with_select_policy(size_t n, F&& f) {
+  return with_tuning([&](auto table) {
+    using Table = decltype(table);
+    if (n <= Table::template Select<T>::small_max_bytes / sizeof(T)) {
+      return f(typename Table::template SelectSmall<T>{});
+    }
+    return f(typename Table::template Select<T>{});
+  });
 }
 
 /// A selection with its policy given: the look-back's status and tile counter in temp, cleared, then one block a

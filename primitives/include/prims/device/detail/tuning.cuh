@@ -145,6 +145,17 @@ struct TuningSm90 {
     /// vectors where the input is a pointer, items otherwise) and blocks an SM.
     static constexpr int count_loads_per_thread = 4;
     static constexpr int count_blocks_per_sm = 8;
+    /// Up to this many bytes of items the selections take SelectSmall's tiles.
+    static constexpr size_t small_max_bytes = size_t{4} << 20;
+  };
+
+  /// The selections of at most Select::small_max_bytes of items: 64 bytes a thread (16 four-byte items), twice as
+  /// many tiles, so that a small input spreads over more blocks (i32 2^16-2^20 on an H200: select_if 1.09x ->
+  /// 1.18x CUB at 2^16, partition_if 0.92x -> 1.06x; 2-7% slower from 2^22; bench/results/2026-12-02-H200-
+  /// bench_select-tiles.txt).
+  template <class T>
+  struct SelectSmall : Select<T> {
+    static constexpr int bytes_per_thread = 64;
   };
 
   /// Unique_by_key: as the selections', with 160 bytes of keys and values a thread (20 items of
