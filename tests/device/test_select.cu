@@ -188,7 +188,8 @@ TYPED_TEST(Select, PartitionEverySizeAndRatio) {
 }
 
 /// The count before partition_if's pass: every edge of its chunks (a load a thread of 16-byte vectors or of
-/// items), more chunks than its grid has blocks, and inputs not at a vector boundary.
+/// items), more chunks than its grid has blocks (the few blocks of small inputs and the full grid), and inputs not
+/// at a vector boundary.
 TYPED_TEST(Select, PartitionCountChunksAndMisalignedInputs) {
   PRIMS_REQUIRE_GPU();
   using Policy = prims::detail::TuningSm90::Select<TypeParam>;
@@ -197,14 +198,18 @@ TYPED_TEST(Select, PartitionCountChunksAndMisalignedInputs) {
   int multiprocessors = 0;
   ASSERT_EQ(cudaSuccess, cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount, 0));
   const size_t grid_chunks = static_cast<size_t>(multiprocessors) * Policy::count_blocks_per_sm;
+  const size_t few_blocks_items = Policy::count_few_blocks_max_bytes / sizeof(TypeParam);
   for (const size_t offset : {size_t{0}, size_t{1}, size_t{3}}) {
-    for (const size_t n : {size_t{1}, size_t{17}, chunk - 1, chunk, chunk + 1, 3 * chunk + 5,
-                           (2 * grid_chunks + 1) * chunk + 9}) {
+    for (const size_t n : {size_t{1}, size_t{17}, chunk - 1, chunk, chunk + 1, 3 * chunk + 5, few_blocks_items,
+                           few_blocks_items + 1}) {
       SCOPED_TRACE(::testing::Message() << "n = " << n << ", offset " << offset);
       check_partition_if<TypeParam>(n, 500, n * 13 + offset, offset);
       check_partition_if<TypeParam>(n, 10, n * 17 + offset, offset);
     }
   }
+  const size_t full_grid_items = (grid_chunks + 1) * chunk + 9;
+  SCOPED_TRACE(::testing::Message() << "n = " << full_grid_items << ", offset 1");
+  check_partition_if<TypeParam>(full_grid_items, 500, 29, 1);
 }
 
 TYPED_TEST(Select, FlaggedEverySize) {

@@ -336,7 +336,8 @@ __global__ void __launch_bounds__(Policy::block_threads)
 }
 
 /// Launches count_kept_kernel: a block a chunk, at most Policy::count_blocks_per_sm an SM (each then walks
-/// several), one block at least (the items outside the vectors).
+/// several) and Policy::count_few_blocks up to Policy::count_few_blocks_max_bytes of items, one block at least
+/// (the items outside the vectors).
 template <class Policy, bool VECTORS, class InIt, class Pred>
 cudaError_t launch_count_kept(InIt in, size_t n, size_t head, Pred pred, unsigned long long* kept,
                               cudaStream_t stream) {
@@ -346,8 +347,10 @@ cudaError_t launch_count_kept(InIt in, size_t n, size_t head, Pred pred, unsigne
   int multiprocessors = 0;
   PRIMS_TRY(multiprocessor_count(multiprocessors));
   const size_t chunks = (n - head + kChunkItems - 1) / kChunkItems;
-  const size_t blocks = std::max<size_t>(
-      1, std::min(chunks, static_cast<size_t>(multiprocessors) * Policy::count_blocks_per_sm));
+  const size_t max_blocks = n * sizeof(ItemOf<InIt>) <= Policy::count_few_blocks_max_bytes
+                                ? Policy::count_few_blocks
+                                : static_cast<size_t>(multiprocessors) * Policy::count_blocks_per_sm;
+  const size_t blocks = std::max<size_t>(1, std::min(chunks, max_blocks));
   return launch(count_kept_kernel<Policy, VECTORS, InIt, Pred>, static_cast<unsigned>(blocks), Policy::block_threads,
                 0, stream, in, n, head, pred, kept);
 }
