@@ -183,15 +183,9 @@ __global__ void __launch_bounds__(Policy::block_threads, Policy::min_blocks_per_
   const int first_item = static_cast<int>(threadIdx.x) * kItems;
   const int held = valid <= first_item ? 0 : (valid - first_item < kItems ? valid - first_item : kItems);
   const unsigned held_mask = held_bits(held);
-  unsigned heads = 0;
-  {
-    // Items past `valid` are copies of the tile's first (load_blocked), so eq sees only the input's keys.
-#pragma unroll
-    for (int i = 1; i < kItems; ++i) heads |= eq(keys[i - 1], keys[i]) ? 0u : 1u << i;
-    const K before = threadIdx.x > 0 ? storage.lasts()[threadIdx.x - 1] : before_tile;
-    if ((tile == 0 && threadIdx.x == 0) || !eq(before, keys[0])) heads |= 1u;
-    heads &= held_mask;
-  }
+  // Items past `valid` are copies of the tile's first (load_blocked), so eq sees only the input's keys.
+  const auto key_before = [&] { return threadIdx.x > 0 ? storage.lasts()[threadIdx.x - 1] : before_tile; };
+  unsigned heads = head_bits(keys, key_before, tile == 0 && threadIdx.x == 0, held_mask, eq);
   // An item ends a run where the next item is a head or the input ends. For the thread's last item the next is the
   // next thread's first, the one after the tile, or none (the input's last item).
   unsigned tails = 0;

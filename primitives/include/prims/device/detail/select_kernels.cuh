@@ -205,10 +205,7 @@ __global__ void __launch_bounds__(Policy::block_threads)
     storage.last_items()[threadIdx.x] = items[kItems - 1];
     __syncthreads();
     const T before = threadIdx.x > 0 ? storage.last_items()[threadIdx.x - 1] : before_tile;
-#pragma unroll
-    for (int i = 1; i < kItems; ++i) kept |= keep.eq(items[i - 1], items[i]) ? 0u : 1u << i;
-    if ((tile == 0 && threadIdx.x == 0) || !keep.eq(before, items[0])) kept |= 1u;
-    kept &= held;
+    kept = head_bits(items, [&] { return before; }, tile == 0 && threadIdx.x == 0, held, keep.eq);
   } else if constexpr (Keep::kind == KeepKind::If || Keep::kind == KeepKind::Partition) {
 #pragma unroll
     for (int i = 0; i < kItems; ++i) kept |= static_cast<bool>(keep.pred(items[i])) ? 1u << i : 0u;
