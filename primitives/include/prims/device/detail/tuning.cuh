@@ -143,10 +143,10 @@ struct TuningSm90 {
     static constexpr CacheHint load_hint = CacheHint::Normal;
     /// partition_if's count of the kept items (a read only, as the reduce's): loads in flight a thread (16-byte
     /// vectors where the input is a pointer, items otherwise) and blocks an SM. 16 loads rather than 4: a count
-    /// grid of 128 blocks or more made partition_if 3-5 us slower at i32 2^19-2^21 (the cause was not found; the
-    /// count alone is not slower in ncu), and the same read in a quarter of the blocks is no slower elsewhere; up
-    /// to count_few_blocks_max_bytes at most count_few_blocks blocks
-    /// (bench/results/2026-12-02-H200-bench_select-partition-count-grid.txt).
+    /// grid of 128 blocks or more made partition_if up to a third slower at i32 2^19-2^21 (the cause was not found;
+    /// the count alone is not slower in ncu), and the same read in a quarter of the blocks is no slower elsewhere;
+    /// up to count_few_blocks_max_bytes at most count_few_blocks blocks (docs/design-notes.md, "Selections";
+    /// bench/results/2026-12-02-H200-bench_select-partition-count-grid.txt).
     static constexpr int count_loads_per_thread = 16;
     static constexpr int count_blocks_per_sm = 8;
     static constexpr size_t count_few_blocks_max_bytes = size_t{8} << 20;
