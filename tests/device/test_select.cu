@@ -1,9 +1,9 @@
 // prims::device::select_if, select_flagged, unique, unique_by_key and partition_if against CPU references: every
 // size edge (tiles of both policies, look-back windows of 32 tiles), selection ratios 0, 1%, 50%, 99% and 100%,
-// runs of length 1, long runs and one run of everything, 1- to 16-byte items (and items with a constructor), flags of bytes, bools
-// and types wider than the items, iterator inputs (thrust counting and transform iterators), in place, a custom
-// equality, float keys with -0.0/+0.0 and NaN, and 2^28 items. Outputs are poisoned first: nothing past the count
-// (past n for partition_if) may be written.
+// runs of length 1, long runs and one run of everything, 1- to 16-byte items (and items with a constructor), flags
+// of bytes, bools and types wider than the items, iterator inputs (thrust counting and transform iterators), in
+// place, a custom equality, float keys with -0.0/+0.0 and NaN, and 2^28 items. Outputs are poisoned first:
+// nothing past the count (past n for partition_if) may be written.
 #include <thrust/iterator/counting_iterator.h>
 #include <thrust/iterator/transform_iterator.h>
 

@@ -1,7 +1,7 @@
 #pragma once
 // A thread's per-item flags as one word, bit i for its item i (the selections' kept items, unique's and the
-// by-key family's heads, their tails): bounds are applied once to the word, counts are one popcount, and a loop over the items tests
-// one bit each.
+// by-key family's heads, their tails): bounds are applied once to the word, counts are one popcount, and a loop
+// over the items tests one bit each.
 
 namespace prims::detail {
 

@@ -157,7 +157,7 @@ struct TuningSm90 {
 
   /// The selections of at most Select::small_max_bytes of items: 64 bytes a thread (16 four-byte items), twice as
   /// many tiles, so that a small input spreads over more blocks (i32 2^16-2^20 on an H200: select_if 1.09x ->
-  /// 1.18x CUB at 2^16, partition_if 0.92x -> 1.06x; 2-7% slower from 2^22; bench/results/2026-12-02-H200-
+  /// 1.18x CUB at 2^16, partition_if 0.92x -> 1.06x; 2-16% slower from 2^22; bench/results/2026-12-02-H200-
   /// bench_select-tiles.txt).
   template <class T>
   struct SelectSmall : Select<T> {
