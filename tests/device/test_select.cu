@@ -73,22 +73,30 @@ bool same_bytes(const T& a, const T& b) {
 }
 
 /// Runs `call(temp, bytes, d_out, d_count)` and checks the count and out[0, count) against `expected`, and that
-/// every item after them (capacity + kGuard in all) is untouched.
+/// every item after them (capacity + kGuard in all) is untouched. The output starts `out_offset` items into its
+/// allocation (past a 16-byte boundary where that is not a whole number of vectors); the items before it must
+/// stay untouched too.
 template <class T, class Call>
-void expect_selected(const std::vector<T>& expected, size_t capacity, Call call, const char* what) {
-  DeviceBuffer<T> out(capacity + kGuard);
+void expect_selected(const std::vector<T>& expected, size_t capacity, Call call, const char* what,
+                     size_t out_offset = 0) {
+  DeviceBuffer<T> out(out_offset + capacity + kGuard);
   out.fill_bytes(0xAB);
   DeviceBuffer<size_t> count(1);
   count.fill_bytes(0xEE);
-  prims::test::run_two_phase([&](void* temp, size_t& bytes) { return call(temp, bytes, out.data(), count.data()); });
+  prims::test::run_two_phase(
+      [&](void* temp, size_t& bytes) { return call(temp, bytes, out.data() + out_offset, count.data()); });
   const size_t got_count = count.download(1)[0];
   ASSERT_EQ(got_count, expected.size()) << what;
-  const std::vector<T> got = out.download(capacity + kGuard);
+  const std::vector<T> all = out.download(out_offset + capacity + kGuard);
+  unsigned char poison[sizeof(T)];
+  std::memset(poison, 0xAB, sizeof(T));
+  for (size_t i = 0; i < out_offset; ++i) {
+    ASSERT_EQ(std::memcmp(&all[i], poison, sizeof(T)), 0) << what << ": item " << i << " before the output was written";
+  }
+  const T* got = all.data() + out_offset;
   for (size_t i = 0; i < expected.size(); ++i) {
     ASSERT_TRUE(same_bytes(got[i], expected[i])) << what << ": item " << i << " of " << expected.size();
   }
-  unsigned char poison[sizeof(T)];
-  std::memset(poison, 0xAB, sizeof(T));
   for (size_t i = expected.size(); i < capacity + kGuard; ++i) {
     ASSERT_EQ(std::memcmp(&got[i], poison, sizeof(T)), 0) << what << ": item " << i << " past the selected ones was written";
   }
@@ -108,7 +116,7 @@ struct Below {
 };
 
 template <class T>
-void check_select_if(size_t n, uint64_t per_mille, uint64_t seed) {
+void check_select_if(size_t n, uint64_t per_mille, uint64_t seed, size_t out_offset = 0) {
   std::vector<T> input(n);
   std::mt19937_64 rng(seed);
   for (auto& x : input) x = make<T>(rng());
@@ -121,7 +129,7 @@ void check_select_if(size_t n, uint64_t per_mille, uint64_t seed) {
   in.upload(input.data(), n);
   expect_selected<T>(expected, n, [&](void* temp, size_t& bytes, T* out, size_t* count) {
     return prims::device::select_if(temp, bytes, in.data(), out, count, n, pred);
-  }, "select_if");
+  }, "select_if", out_offset);
 }
 
 template <class T>
@@ -148,9 +156,9 @@ TYPED_TEST(Select, IfEverySizeAndRatio) {
 /// partition_if: the kept items in order, then the others in order, every one of the n places written, nothing
 /// after them.
 /// The input starts `offset` items into its allocation (past a 16-byte boundary for offsets that are not whole
-/// vectors: the count then reads the first items one at a time).
+/// vectors: the count then reads the first items one at a time), the output `out_offset` items into its own.
 template <class T>
-void check_partition_if(size_t n, uint64_t per_mille, uint64_t seed, size_t offset = 0) {
+void check_partition_if(size_t n, uint64_t per_mille, uint64_t seed, size_t offset = 0, size_t out_offset = 0) {
   std::vector<T> input(n);
   std::mt19937_64 rng(seed);
   for (auto& x : input) x = make<T>(rng());
@@ -159,7 +167,7 @@ void check_partition_if(size_t n, uint64_t per_mille, uint64_t seed, size_t offs
   for (const T& x : input) (pred(x) ? expected : others).push_back(x);
   const size_t kept = expected.size();
   expected.insert(expected.end(), others.begin(), others.end());
-  DeviceBuffer<T> in(n + offset), out(n + kGuard);
+  DeviceBuffer<T> in(n + offset), out(out_offset + n + kGuard);
   DeviceBuffer<size_t> count(1);
   if (n > 0) {
     ASSERT_EQ(cudaSuccess, cudaMemcpy(in.data() + offset, input.data(), n * sizeof(T), cudaMemcpyHostToDevice));
@@ -167,13 +175,16 @@ void check_partition_if(size_t n, uint64_t per_mille, uint64_t seed, size_t offs
   out.fill_bytes(0xAB);
   count.fill_bytes(0xEE);
   prims::test::run_two_phase([&](void* temp, size_t& bytes) {
-    return prims::device::partition_if(temp, bytes, in.data() + offset, out.data(), count.data(), n, pred);
+    return prims::device::partition_if(temp, bytes, in.data() + offset, out.data() + out_offset, count.data(), n,
+                                       pred);
   });
   ASSERT_EQ(count.download(1)[0], kept);
-  const std::vector<T> got = out.download(n + kGuard);
-  for (size_t i = 0; i < n; ++i) ASSERT_TRUE(same_bytes(got[i], expected[i])) << "item " << i << " of " << n;
+  const std::vector<T> all = out.download(out_offset + n + kGuard);
   unsigned char poison[sizeof(T)];
   std::memset(poison, 0xAB, sizeof(T));
+  for (size_t i = 0; i < out_offset; ++i) ASSERT_EQ(std::memcmp(&all[i], poison, sizeof(T)), 0) << "item " << i;
+  const T* got = all.data() + out_offset;
+  for (size_t i = 0; i < n; ++i) ASSERT_TRUE(same_bytes(got[i], expected[i])) << "item " << i << " of " << n;
   for (size_t i = n; i < n + kGuard; ++i) ASSERT_EQ(std::memcmp(&got[i], poison, sizeof(T)), 0) << "item " << i;
 }
 
@@ -321,7 +332,7 @@ struct Fifth {
 /// unique_by_key: the first key of every run and its value (the head's position, so a wrong choice of value
 /// shows), values of 4 and of 8 bytes; the values past the kept ones stay poisoned.
 template <class T, class V>
-void check_unique_by_key(const std::vector<T>& input) {
+void check_unique_by_key(const std::vector<T>& input, size_t out_offset = 0, size_t values_out_offset = 0) {
   const size_t n = input.size();
   std::vector<V> values(n);
   for (size_t i = 0; i < n; ++i) values[i] = static_cast<V>(i * 3 + 1);
@@ -330,18 +341,22 @@ void check_unique_by_key(const std::vector<T>& input) {
     if (i == 0 || !same_bytes(input[i], input[i - 1])) expected_values.push_back(values[i]);
   }
   DeviceBuffer<T> in(n);
-  DeviceBuffer<V> d_values(n), d_values_out(n + kGuard);
+  DeviceBuffer<V> d_values(n), d_values_out(values_out_offset + n + kGuard);
   in.upload(input.data(), n);
   d_values.upload(values.data(), n);
   d_values_out.fill_bytes(0xAB);
   expect_selected<T>(unique_reference(input), n, [&](void* temp, size_t& bytes, T* out, size_t* count) {
-    return prims::device::unique_by_key(temp, bytes, in.data(), d_values.data(), out, d_values_out.data(), count, n,
-                                        BytesEqual{});
-  }, "unique_by_key");
-  const std::vector<V> got = d_values_out.download(n + kGuard);
-  for (size_t i = 0; i < expected_values.size(); ++i) ASSERT_EQ(got[i], expected_values[i]) << "value " << i;
+    return prims::device::unique_by_key(temp, bytes, in.data(), d_values.data(), out,
+                                        d_values_out.data() + values_out_offset, count, n, BytesEqual{});
+  }, "unique_by_key", out_offset);
+  const std::vector<V> all = d_values_out.download(values_out_offset + n + kGuard);
   unsigned char poison[sizeof(V)];
   std::memset(poison, 0xAB, sizeof(V));
+  for (size_t i = 0; i < values_out_offset; ++i) {
+    ASSERT_EQ(std::memcmp(&all[i], poison, sizeof(V)), 0) << "value " << i << " before the output was written";
+  }
+  const V* got = all.data() + values_out_offset;
+  for (size_t i = 0; i < expected_values.size(); ++i) ASSERT_EQ(got[i], expected_values[i]) << "value " << i;
   for (size_t i = expected_values.size(); i < n + kGuard; ++i) {
     ASSERT_EQ(std::memcmp(&got[i], poison, sizeof(V)), 0) << "value " << i << " past the kept ones was written";
   }
@@ -356,6 +371,27 @@ TYPED_TEST(Select, UniqueByKeyRunsOfEveryLength) {
       const std::vector<T> input = runs<T>(n, max_run, 3 * n + max_run);
       check_unique_by_key<T, uint32_t>(input);
       if (n % 5 == 0) check_unique_by_key<T, uint64_t>(input);
+    }
+  }
+}
+
+/// Outputs that start past a 16-byte boundary: each tile's run of kept items is written as whole vectors between
+/// the items before the output's first boundary and after its last, wherever the run starts (keys and values of
+/// unique_by_key at different offsets); both policies' tiles.
+TYPED_TEST(Select, OutputsPastAVectorBoundary) {
+  PRIMS_REQUIRE_GPU();
+  using T = TypeParam;
+  const size_t large = prims::detail::TuningSm90::Select<T>::small_max_bytes / sizeof(T) + 1;
+  for (const size_t out_offset : {size_t{1}, size_t{2}, size_t{3}}) {
+    for (const size_t n : {size_t{1}, size_t{6}, small_tile_items<T>() + 1, 3 * small_tile_items<T>() + 5,
+                           large + 3 * tile_items<T>() + 7}) {
+      SCOPED_TRACE(::testing::Message() << "n = " << n << ", output offset " << out_offset);
+      check_select_if<T>(n, 500, n * 5 + out_offset, out_offset);
+      check_select_if<T>(n, 990, n * 3 + out_offset, out_offset);
+      check_partition_if<T>(n, 500, n * 7 + out_offset, 0, out_offset);
+      check_partition_if<T>(n, 10, n * 9 + out_offset, 0, out_offset);
+      const std::vector<T> input = runs<T>(n, 4, n + out_offset);
+      check_unique_by_key<T, uint32_t>(input, out_offset, 3 - out_offset % 3);
     }
   }
 }
