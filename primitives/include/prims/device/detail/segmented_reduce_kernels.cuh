@@ -148,18 +148,18 @@ __global__ void __launch_bounds__(Policy::block_threads)
   }
 }
 
-/// One segment reduced by the whole block into out[s], LOADS vectors a thread in flight. `warp_partials` is reused:
-/// the block must be synchronized before the next call.
-template <class Policy, int LOADS, class InIt, class OutIt, class Offset, class Op, class T>
+/// One segment reduced by the whole block of THREADS into out[s], LOADS vectors a thread in flight.
+/// `warp_partials` is reused: the block must be synchronized before the next call.
+template <int THREADS, int LOADS, class InIt, class OutIt, class Offset, class Op, class T>
 __device__ void reduce_segment_in_block(InIt in, OutIt out, size_t s, const Offset* begin_offsets,
                                         const Offset* end_offsets, Op op, const T& init, Partial<T>* warp_partials) {
-  constexpr int kWarps = Policy::block_threads / warp::kWarpThreads;
+  constexpr int kWarps = THREADS / warp::kWarpThreads;
   const int lane = threadIdx.x % warp::kWarpThreads;
   const int warp_id = threadIdx.x / warp::kWarpThreads;
   const size_t begin = static_cast<size_t>(begin_offsets[s]);
   const size_t end = static_cast<size_t>(end_offsets[s]);
   Partial<T> partial{false, init};
-  if (end > begin) accumulate_block<LOADS>(in, begin, end, Policy::block_threads, op, partial);
+  if (end > begin) accumulate_block<LOADS>(in, begin, end, THREADS, op, partial);
   partial = warp_combine(partial, op);
   if (lane == 0) warp_partials[warp_id] = partial;
   __syncthreads();
@@ -170,22 +170,22 @@ __device__ void reduce_segment_in_block(InIt in, OutIt out, size_t s, const Offs
   }
 }
 
-/// MARKED: the blocks take groups of block_threads segments through `taken` and reduce those the warps kernel
-/// marked long, one at a time; otherwise block b reduces segment b (a grid of a block a segment). LOADS vectors a
-/// thread in flight.
-template <class Policy, bool MARKED, int LOADS, class InIt, class OutIt, class Offset, class Op, class T>
-__global__ void __launch_bounds__(Policy::block_threads)
+/// MARKED: the blocks take groups of THREADS segments through `taken` and reduce those the warps kernel marked
+/// long, one at a time; otherwise block b reduces segment b (a grid of a block a segment). LOADS vectors a thread
+/// in flight.
+template <int THREADS, bool MARKED, int LOADS, class InIt, class OutIt, class Offset, class Op, class T>
+__global__ void __launch_bounds__(THREADS)
     segmented_reduce_blocks_kernel(InIt in, OutIt out, size_t num_segments, const Offset* begin_offsets,
                                    const Offset* end_offsets, Op op, T init, const unsigned char* is_long,
                                    unsigned long long* taken) {
-  constexpr int kThreads = Policy::block_threads;
+  constexpr int kThreads = THREADS;
   constexpr int kWarps = kThreads / warp::kWarpThreads;
   __shared__ Partial<T> warp_partials[kWarps];
   wait_for_prior_grids();
   allow_dependent_grids();
   if constexpr (!MARKED) {
-    reduce_segment_in_block<Policy, LOADS>(in, out, blockIdx.x, begin_offsets, end_offsets, op, init,
-                                           warp_partials);
+    reduce_segment_in_block<kThreads, LOADS>(in, out, blockIdx.x, begin_offsets, end_offsets, op, init,
+                                             warp_partials);
   } else {
     __shared__ unsigned long long group;
     __shared__ unsigned listed[kThreads];
@@ -203,8 +203,8 @@ __global__ void __launch_bounds__(Policy::block_threads)
       __syncthreads();
       const int count = num_listed;
       for (int i = 0; i < count; ++i) {
-        reduce_segment_in_block<Policy, LOADS>(in, out, first + listed[i], begin_offsets, end_offsets, op, init,
-                                               warp_partials);
+        reduce_segment_in_block<kThreads, LOADS>(in, out, first + listed[i], begin_offsets, end_offsets, op, init,
+                                                 warp_partials);
         __syncthreads();  // the partials are reused
       }
       __syncthreads();  // every thread has read the group before thread 0 takes the next
@@ -224,18 +224,23 @@ cudaError_t dispatch_segmented_reduce(void* temp, size_t& temp_bytes, InIt in, O
     return invalid_value("segmented_reduce: %zu segments and no offsets", num_segments);
   }
   constexpr int kLoads = Policy::loads_per_thread;
-  const auto blocks_kernel = segmented_reduce_blocks_kernel<Policy, false, kLoads, InIt, OutIt, Offset, Op, T>;
+  constexpr int kThreads = Policy::block_threads;
+  constexpr int kPackedThreads = Policy::packed_block_threads;
+  const auto blocks_kernel = segmented_reduce_blocks_kernel<kThreads, false, kLoads, InIt, OutIt, Offset, Op, T>;
   size_t resident = 0;
   PRIMS_TRY(resident_blocks(blocks_kernel, Policy::block_threads, 0, resident));
   // A block a segment costs one launch, the warps' way two: the warps pay only where the segments take several of
   // the device's fills of blocks (docs/design-notes.md, "Segmented reduce"). Segments that all fit at once get many
   // loads a thread in flight; more take blocks of fewer loads and registers, so that more of them fit at once.
-  const auto packed_kernel =
-      segmented_reduce_blocks_kernel<Policy, false, Policy::packed_loads_per_thread, InIt, OutIt, Offset, Op, T>;
   if (num_segments <= Policy::block_a_segment_fills * resident) {
-    return launch(num_segments <= resident ? blocks_kernel : packed_kernel, static_cast<unsigned>(num_segments),
-                  Policy::block_threads, 0, stream, in, out, num_segments, begin_offsets, end_offsets, op, init,
-                  nullptr, nullptr);
+    if (num_segments <= resident) {
+      return launch(blocks_kernel, static_cast<unsigned>(num_segments), kThreads, 0, stream, in, out, num_segments,
+                    begin_offsets, end_offsets, op, init, nullptr, nullptr);
+    }
+    return launch(segmented_reduce_blocks_kernel<kPackedThreads, false, Policy::packed_loads_per_thread, InIt, OutIt,
+                                                 Offset, Op, T>,
+                  static_cast<unsigned>(num_segments), kPackedThreads, 0, stream, in, out, num_segments,
+                  begin_offsets, end_offsets, op, init, nullptr, nullptr);
   }
   auto* is_long = static_cast<unsigned char*>(parts[0]);
   auto* taken = static_cast<unsigned long long*>(parts[1]);
@@ -247,7 +252,7 @@ cudaError_t dispatch_segmented_reduce(void* temp, size_t& temp_bytes, InIt in, O
                    static_cast<unsigned>(warp_blocks), Policy::block_threads, 0, stream, in, out, num_segments,
                    begin_offsets, end_offsets, op, init, is_long, taken));
   const size_t groups = (num_segments + Policy::block_threads - 1) / Policy::block_threads;
-  return launch_persistent(segmented_reduce_blocks_kernel<Policy, true, kLoads, InIt, OutIt, Offset, Op, T>,
+  return launch_persistent(segmented_reduce_blocks_kernel<kThreads, true, kLoads, InIt, OutIt, Offset, Op, T>,
                            groups, Policy::block_threads, 0, stream, in, out, num_segments, begin_offsets,
                            end_offsets, op, init, static_cast<const unsigned char*>(is_long), taken);
 }

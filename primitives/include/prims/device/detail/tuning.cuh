@@ -207,8 +207,11 @@ struct TuningSm90 {
     static constexpr int block_threads = 256;
     static constexpr int loads_per_thread = 8;
     /// Where the segments take more than one fill of blocks: 2 loads a thread, whose fewer registers let more
-    /// blocks share an SM (bench/results/2026-11-27-H100-bench_segmented_reduce-packed-old-new.txt).
+    /// blocks share an SM (bench/results/2026-11-27-H100-bench_segmented_reduce-packed-old-new.txt), in blocks of
+    /// 128 threads: such segments are short on average, and a block of 256 left most of its warps without items and
+    /// waiting at the block's combine (bench/results/2026-12-02-H200-bench_segmented_reduce-packed-threads.txt).
     static constexpr int packed_loads_per_thread = 2;
+    static constexpr int packed_block_threads = 128;
     static constexpr size_t warp_segment_items = 1024;
   };
 
