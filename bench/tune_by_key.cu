@@ -29,6 +29,8 @@ struct Policy : detail::TuningSm90::LookBack {
   static constexpr int max_items_per_thread = 32;
   static constexpr int min_blocks_per_sm = MIN_BLOCKS;
   static constexpr detail::CacheHint load_hint = LAST_USE ? detail::CacheHint::LastUse : detail::CacheHint::Normal;
+  static constexpr size_t small_max_bytes = 0;  // every size takes the shape named
+  static constexpr int small_bytes_per_thread = BYTES;
   static std::string name() {
     return "bk" + std::to_string(THREADS) + "x" + std::to_string(BYTES) + "b" + std::to_string(MIN_BLOCKS) +
            (LAST_USE ? "" : "N");

@@ -7,6 +7,7 @@
 #include <thrust/iterator/counting_iterator.h>
 #include <thrust/iterator/transform_iterator.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -29,13 +30,40 @@ size_t tile_items() {
   return prims::detail::scan::ByKeyTile<prims::detail::TuningSm90::ByKey<K, V>, K, V, unsigned>::tile_items;
 }
 
+/// The tile of small inputs (up to ByKey::small_max_bytes of keys and values).
+template <class K, class V>
+size_t small_tile_items() {
+  using Small = prims::detail::scan::ByKeySmallTiles<prims::detail::TuningSm90::ByKey<K, V>>;
+  return prims::detail::scan::ByKeyTile<Small, K, V, unsigned>::tile_items;
+}
+
+/// The most items that take the small tiles.
+template <class K, class V>
+size_t small_max_items() {
+  return prims::detail::TuningSm90::ByKey<K, V>::small_max_bytes / (sizeof(K) + sizeof(V));
+}
+
+/// Both tiles' edges, look-back windows of 32 tiles of each, and either side of the switch between them.
 template <class K, class V>
 std::vector<size_t> by_key_sizes() {
-  std::vector<size_t> sizes = prims::test::edge_sizes(tile_items<K, V>());
+  const size_t small_max = small_max_items<K, V>();
+  std::vector<size_t> sizes;
+  for (const size_t n : prims::test::edge_sizes(small_tile_items<K, V>())) sizes.push_back(n);
   for (size_t tiles : {size_t{32}, size_t{33}, size_t{65}}) {
-    for (long delta : {-1, 0, 1}) sizes.push_back(tiles * tile_items<K, V>() + delta);
+    for (long delta : {-1, 0, 1}) {
+      const size_t n = tiles * small_tile_items<K, V>() + delta;
+      if (n <= small_max) sizes.push_back(n);
+    }
+  }
+  const size_t tile = tile_items<K, V>();
+  const size_t first_tiles = small_max / tile + 1;  // the first whole tiles past the switch
+  for (long delta : {-1, 0, 1}) {
+    sizes.push_back(small_max + delta);
+    for (size_t tiles : {first_tiles, first_tiles + 1, first_tiles + 33}) sizes.push_back(tiles * tile + delta);
   }
   sizes.push_back((size_t{1} << 20) + 7);
+  std::sort(sizes.begin(), sizes.end());
+  sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());
   return sizes;
 }
 

@@ -330,13 +330,26 @@ cudaError_t dispatch_by_key_counted(void* temp, size_t& temp_bytes, KeyIt keys_i
                 values_out, num_runs, n, op, eq, init, look_back.status, look_back.tile_counter);
 }
 
-/// A by-key pass with its policy given: heads counted in 32 bits up to 2^32 - 1 items, in 64 above. V is the type
-/// values are reduced in. n == 0 writes no item (and a zero count for ByKeyMode::Reduce).
+/// Policy with tiles of Policy::small_bytes_per_thread: small inputs spread over more blocks.
+template <class Policy>
+struct ByKeySmallTiles : Policy {
+  static constexpr int bytes_per_thread = Policy::small_bytes_per_thread;
+};
+
+/// A by-key pass with its policy given: up to Policy::small_max_bytes of keys and values on ByKeySmallTiles, heads
+/// counted in 32 bits up to 2^32 - 1 items, in 64 above. V is the type values are reduced in. n == 0 writes no
+/// item (and a zero count for ByKeyMode::Reduce).
 template <class Policy, ByKeyMode MODE, class V, class KeyIt, class ValIt, class KeyOut, class ValOut, class Op,
           class Eq>
 cudaError_t dispatch_by_key(void* temp, size_t& temp_bytes, KeyIt keys_in, ValIt values_in, KeyOut keys_out,
                             ValOut values_out, size_t* num_runs, size_t n, Op op, Eq eq, V init, cudaStream_t stream,
                             const char* name) {
+  using K = std::remove_cv_t<typename std::iterator_traits<KeyIt>::value_type>;
+  static_assert((Policy::small_max_bytes >> 32) == 0, "small inputs count their heads in 32 bits");
+  if (n * (sizeof(K) + sizeof(V)) <= Policy::small_max_bytes) {
+    return dispatch_by_key_counted<ByKeySmallTiles<Policy>, MODE, unsigned, V>(
+        temp, temp_bytes, keys_in, values_in, keys_out, values_out, num_runs, n, op, eq, init, stream, name);
+  }
   if (n <= 0xFFFFFFFFull) {
     return dispatch_by_key_counted<Policy, MODE, unsigned, V>(temp, temp_bytes, keys_in, values_in, keys_out,
                                                               values_out, num_runs, n, op, eq, init, stream, name);

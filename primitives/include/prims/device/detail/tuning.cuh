@@ -188,6 +188,11 @@ struct TuningSm90 {
     static constexpr int min_blocks_per_sm = sizeof(K) == 4 && sizeof(V) == 4 ? 4 : 3;
     static constexpr CacheHint load_hint = CacheHint::LastUse;
     static constexpr CacheHint store_hint = CacheHint::LastUse;
+    /// Up to this many bytes of keys and values the tiles hold small_bytes_per_thread a thread (ByKeySmallTiles,
+    /// 12 items of 4-byte keys and values): small inputs spread over more blocks. Chosen with bench/bench_by_key
+    /// against 64 bytes and a 16 MB limit (bench/results/2026-12-02-H200-bench_by_key-small-tiles.txt).
+    static constexpr size_t small_max_bytes = size_t{4} << 20;
+    static constexpr int small_bytes_per_thread = 96;
   };
 
   /// The histograms: 256 threads, 16 samples a thread in flight (iterators), and up to 32 KB of a block's shared
