@@ -375,9 +375,8 @@ TYPED_TEST(Select, UniqueByKeyRunsOfEveryLength) {
   }
 }
 
-/// Outputs that start past a 16-byte boundary: each tile's run of kept items is written as whole vectors between
-/// the items before the output's first boundary and after its last, wherever the run starts (keys and values of
-/// unique_by_key at different offsets); both policies' tiles.
+/// Outputs that start past a 16-byte boundary (keys and values of unique_by_key at different offsets), on both
+/// policies' tiles: the kept items land where the output starts, and nothing before it is written.
 TYPED_TEST(Select, OutputsPastAVectorBoundary) {
   PRIMS_REQUIRE_GPU();
   using T = TypeParam;

@@ -346,7 +346,7 @@ cudaError_t dispatch_by_key(void* temp, size_t& temp_bytes, KeyIt keys_in, ValIt
                             const char* name) {
   using K = std::remove_cv_t<typename std::iterator_traits<KeyIt>::value_type>;
   static_assert((Policy::small_max_bytes >> 32) == 0, "small inputs count their heads in 32 bits");
-  if (n * (sizeof(K) + sizeof(V)) <= Policy::small_max_bytes) {
+  if (n <= Policy::small_max_bytes / (sizeof(K) + sizeof(V))) {
     return dispatch_by_key_counted<ByKeySmallTiles<Policy>, MODE, unsigned, V>(
         temp, temp_bytes, keys_in, values_in, keys_out, values_out, num_runs, n, op, eq, init, stream, name);
   }

@@ -228,7 +228,7 @@ cudaError_t dispatch_segmented_reduce(void* temp, size_t& temp_bytes, InIt in, O
   constexpr int kPackedThreads = Policy::packed_block_threads;
   const auto blocks_kernel = segmented_reduce_blocks_kernel<kThreads, false, kLoads, InIt, OutIt, Offset, Op, T>;
   size_t resident = 0;
-  PRIMS_TRY(resident_blocks(blocks_kernel, Policy::block_threads, 0, resident));
+  PRIMS_TRY(resident_blocks(blocks_kernel, kThreads, 0, resident));
   // A block a segment costs one launch, the warps' way two: the warps pay only where the segments take several of
   // the device's fills of blocks (docs/design-notes.md, "Segmented reduce"). Segments that all fit at once get many
   // loads a thread in flight; more take blocks of fewer loads and registers, so that more of them fit at once.
@@ -244,16 +244,16 @@ cudaError_t dispatch_segmented_reduce(void* temp, size_t& temp_bytes, InIt in, O
   }
   auto* is_long = static_cast<unsigned char*>(parts[0]);
   auto* taken = static_cast<unsigned long long*>(parts[1]);
-  constexpr int kWarps = Policy::block_threads / warp::kWarpThreads;
+  constexpr int kWarps = kThreads / warp::kWarpThreads;
   int multiprocessors = 0;
   PRIMS_TRY(multiprocessor_count(multiprocessors));
   const size_t warp_blocks = std::min((num_segments + kWarps - 1) / kWarps, static_cast<size_t>(multiprocessors) * 64);
   PRIMS_TRY(launch(segmented_reduce_warps_kernel<Policy, InIt, OutIt, Offset, Op, T>,
-                   static_cast<unsigned>(warp_blocks), Policy::block_threads, 0, stream, in, out, num_segments,
+                   static_cast<unsigned>(warp_blocks), kThreads, 0, stream, in, out, num_segments,
                    begin_offsets, end_offsets, op, init, is_long, taken));
-  const size_t groups = (num_segments + Policy::block_threads - 1) / Policy::block_threads;
+  const size_t groups = (num_segments + kThreads - 1) / kThreads;
   return launch_persistent(segmented_reduce_blocks_kernel<kThreads, true, kLoads, InIt, OutIt, Offset, Op, T>,
-                           groups, Policy::block_threads, 0, stream, in, out, num_segments, begin_offsets,
+                           groups, kThreads, 0, stream, in, out, num_segments, begin_offsets,
                            end_offsets, op, init, static_cast<const unsigned char*>(is_long), taken);
 }
 
