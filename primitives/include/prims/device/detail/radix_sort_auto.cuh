@@ -14,12 +14,14 @@
 //      The kernel then writes the hybrid's passes' trivial flags and its lowest pass's digit starts (its other
 //      passes read the LSD passes' starts), and marks every pass of the path not taken kPassSkipped; `skip` words
 //      turn the other launches of the path not taken into launches that return at once.
-//   3. The hybrid: its k passes over the top digits, its finish copy, and sort_buckets (bounds, segmented sort),
-//      which borrows the passes' alternate buffers.
-//   4. Onesweep's P passes and its finish copy.
-// Both paths are launched; the one not taken costs its launches (about 25 for the hybrid, P for Onesweep), each
-// returning at once, plus its pass kernels' grids of one block a tile. The temporary storage holds both paths' state
-// and depends on n and the bit range alone, as the choice does on the host.
+//   3. k launches of onesweep_either_pass_kernel: the hybrid's k passes over the top digits where it was chosen,
+//      else Onesweep's first k passes (the two paths' passes have the same tiles).
+//   4. The hybrid's finish copy and sort_buckets (bounds, segmented sort), which borrows the passes' alternate
+//      buffers.
+//   5. Onesweep's other P - k passes and its finish copy.
+// The path not taken costs its own launches (about 22 for the hybrid, P - k for Onesweep), each returning at once,
+// plus Onesweep's pass kernels' grids of one block a tile. The temporary storage holds both paths' state and depends
+// on n and the bit range alone, as the choice does on the host.
 
 #include <cuda_runtime.h>
 
@@ -184,28 +186,35 @@ cudaError_t auto_sort_with(void* temp, size_t& temp_bytes, PassBuffers<K, V> io,
                                       std::log2(Choice::max_expected_bucket)};
   PRIMS_TRY(launch(radix_choice_kernel<kDigits, Offset>, 1, kDigits, 0, stream, choice));
 
-  // The hybrid: its passes (the first on the shortened digit), its finish, its buckets.
+  // Pass launches 0 .. top_passes - 1 serve either path: the hybrid's passes (the first on the shortened digit)
+  // where it was chosen, else Onesweep's first passes. Then the hybrid's finish and buckets, Onesweep's other passes
+  // and its finish, each skipped where the other path was chosen.
   const SortBuffers<K, V> top(io, alternate_keys, alternate_values, top_passes);
-  PRIMS_TRY(launch_onesweep_passes(
-      layout, state, top, top_passes,
-      [&](int j) {
-        return j == 0 ? DigitExtractor<K>(order, msd_begin, kRadixBits - dropped_bits)
-                      : pass_digit<K>(order, begin_bit, end_bit, kRadixBits, first_top_pass + j);
-      },
-      [&](int j, int) { return j == 0 ? top_starts : layout.starts(state, first_top_pass + j, 0); },
-      [&](int j) { return static_cast<const unsigned*>(top_trivial + j); }, top_counters, stream));
+  const SortBuffers<K, V> lsd(io, alternate_keys, alternate_values, lsd_passes);
+  auto top_digit = [&](int j) {
+    return j == 0 ? DigitExtractor<K>(order, msd_begin, kRadixBits - dropped_bits)
+                  : pass_digit<K>(order, begin_bit, end_bit, kRadixBits, first_top_pass + j);
+  };
+  auto top_starts_of = [&](int j, int) { return j == 0 ? top_starts : layout.starts(state, first_top_pass + j, 0); };
+  auto top_trivial_of = [&](int j) { return static_cast<const unsigned*>(top_trivial + j); };
+  auto lsd_digit = [&](int pass) { return pass_digit<K>(order, begin_bit, end_bit, kRadixBits, pass); };
+  auto lsd_starts_of = [&](int pass, int q) { return layout.starts(state, pass, q); };
+  auto lsd_trivial_of = [&](int pass) { return static_cast<const unsigned*>(state.trivial + pass); };
+  for (int j = 0; j < top_passes; ++j) {  // one portion: launch j is pass j
+    PRIMS_TRY(launch(onesweep_either_pass_kernel<Policy, K, V, Offset>, onesweep_pass_blocks(layout, 0),
+                     Policy::block_threads, 0, stream,
+                     onesweep_pass_args(layout, state, lsd, lsd_passes, j, lsd_digit, lsd_starts_of, lsd_trivial_of,
+                                        state.tile_counters),
+                     onesweep_pass_args(layout, state, top, top_passes, j, top_digit, top_starts_of, top_trivial_of,
+                                        top_counters),
+                     static_cast<const unsigned*>(skip + kSkipOnesweep)));
+  }
   PRIMS_TRY(top.finish(n, stream, skip + kSkipHybrid));
   buckets_extras = {skip + kSkipHybrid, true, alternate_keys, alternate_values};
   PRIMS_TRY((sort_buckets<Table, K, V, Hybrid>(parts[kBuckets], sizes[kBuckets], buckets_io, n, order, begin_bit,
                                                end_bit, msd_bits, buckets_extras, stream)));
-
-  // Onesweep.
-  const SortBuffers<K, V> lsd(io, alternate_keys, alternate_values, lsd_passes);
-  PRIMS_TRY(launch_onesweep_passes(
-      layout, state, lsd, lsd_passes,
-      [&](int pass) { return pass_digit<K>(order, begin_bit, end_bit, kRadixBits, pass); },
-      [&](int pass, int q) { return layout.starts(state, pass, q); },
-      [&](int pass) { return static_cast<const unsigned*>(state.trivial + pass); }, state.tile_counters, stream));
+  PRIMS_TRY(launch_onesweep_passes(layout, state, lsd, lsd_passes, lsd_digit, lsd_starts_of, lsd_trivial_of,
+                                   state.tile_counters, stream, top_passes));
   return lsd.finish(n, stream, skip + kSkipOnesweep);
 }
 

@@ -225,18 +225,16 @@ __device__ __forceinline__ void onesweep_tile(const OnesweepPass<Policy::radix_b
   }
 }
 
+/// What a block of a pass launch does once the grids before it are done: nothing for a skipped pass, a copy of its
+/// tile for a trivial one, else the next tile id's ranking and scatter.
 template <class Policy, class K, class V, class Offset>
-__global__ void __launch_bounds__(Policy::block_threads, Policy::min_blocks_per_sm)
-    onesweep_pass_kernel(OnesweepPass<Policy::radix_bits, K, V, Offset> pass) {
+__device__ __forceinline__ void onesweep_pass_block(const OnesweepPass<Policy::radix_bits, K, V, Offset>& pass,
+                                                    typename OnesweepTile<Policy, K, V, Offset>::TempStorage& storage,
+                                                    unsigned& tile_id) {
   using Tile = OnesweepTile<Policy, K, V, Offset>;
   constexpr int kTileItems = Tile::kTileItems;
   constexpr int kDigits = Tile::kDigits;
   static_assert(kDigits <= Tile::kThreads, "the pass kernel needs a thread per digit");
-  __shared__ typename Tile::TempStorage storage;
-  __shared__ unsigned tile_id;
-
-  wait_for_prior_grids();
-  allow_dependent_grids();
   const unsigned trivial = *pass.trivial;
   if (trivial == kPassSkipped) return;
   if (threadIdx.x < kDigits) {
@@ -263,6 +261,34 @@ __global__ void __launch_bounds__(Policy::block_threads, Policy::min_blocks_per_
   } else {
     onesweep_tile<Policy, K, V, false, Offset>(pass, storage, tile, valid);
   }
+}
+
+template <class Policy, class K, class V, class Offset>
+__global__ void __launch_bounds__(Policy::block_threads, Policy::min_blocks_per_sm)
+    onesweep_pass_kernel(OnesweepPass<Policy::radix_bits, K, V, Offset> pass) {
+  __shared__ typename OnesweepTile<Policy, K, V, Offset>::TempStorage storage;
+  __shared__ unsigned tile_id;
+  wait_for_prior_grids();
+  allow_dependent_grids();
+  onesweep_pass_block<Policy, K, V, Offset>(pass, storage, tile_id);
+}
+
+/// One launch that serves two sorts' passes over the same tiles: `second` where *take_second is non-zero (a word
+/// an earlier kernel of the stream wrote), else `first`. The plain call's two paths (radix_sort_auto.cuh) share
+/// their first passes' launches this way, so the path not taken costs no launch there. The arguments are
+/// __grid_constant__ so that one body reads the chosen one where it lies, among the kernel's parameters: two bodies
+/// (one an argument) made every pass of this kernel slower than the plain one's.
+template <class Policy, class K, class V, class Offset>
+__global__ void __launch_bounds__(Policy::block_threads, Policy::min_blocks_per_sm)
+    onesweep_either_pass_kernel(const __grid_constant__ OnesweepPass<Policy::radix_bits, K, V, Offset> first,
+                                const __grid_constant__ OnesweepPass<Policy::radix_bits, K, V, Offset> second,
+                                const unsigned* __restrict__ take_second) {
+  __shared__ typename OnesweepTile<Policy, K, V, Offset>::TempStorage storage;
+  __shared__ unsigned tile_id;
+  wait_for_prior_grids();
+  allow_dependent_grids();
+  const OnesweepPass<Policy::radix_bits, K, V, Offset>& pass = *take_second != 0 ? second : first;
+  onesweep_pass_block<Policy, K, V, Offset>(pass, storage, tile_id);
 }
 
 /// The shape of an Onesweep sort of n keys over [begin_bit, end_bit) with Policy's tiles: its passes, tiles and
@@ -376,45 +402,62 @@ cudaError_t count_onesweep_digits(const OnesweepLayout<Policy, K, V, Offset>& la
                 static_cast<Offset>(layout.n), layout.num_portions, layout.portion_words, layout.pass_starts);
 }
 
-/// Launches `num_passes` passes over the layout's tiles, one launch a portion of a pass: pass p reads and writes
-/// buffers.pass(p), takes its digit from digit_of(p), its portion q's digit starts from starts_of(p, q), its
-/// trivial flag from trivial_of(p) (kPassSkipped: the launch does nothing) and its tile counters from
-/// tile_counters[p * portions + q]. Launch k looks back over the layout's look-back area k % 2 and clears the
-/// other for launch k + 1; the histogram kernel clears area 0 for the first.
+/// The arguments of launch k of `num_passes` passes over the layout's tiles, one launch a portion of a pass: pass p
+/// reads and writes buffers.pass(p), takes its digit from digit_of(p), its portion q's digit starts from
+/// starts_of(p, q), its trivial flag from trivial_of(p) (kPassSkipped: the launch does nothing) and its tile
+/// counters from tile_counters[p * portions + q]. Launch k looks back over the layout's look-back area k % 2 and
+/// clears the other for launch k + 1; the histogram kernel clears area 0 for the first.
+template <class Policy, class K, class V, class Offset, class DigitOf, class StartsOf, class TrivialOf>
+OnesweepPass<Policy::radix_bits, K, V, Offset> onesweep_pass_args(
+    const OnesweepLayout<Policy, K, V, Offset>& layout, const typename OnesweepLayout<Policy, K, V, Offset>::State& state,
+    const SortBuffers<K, V>& buffers, int num_passes, size_t k, DigitOf& digit_of, StartsOf& starts_of,
+    TrivialOf& trivial_of, unsigned* tile_counters) {
+  using Tile = OnesweepTile<Policy, K, V, Offset>;
+  const int portions = layout.num_portions;
+  const size_t launches = static_cast<size_t>(num_passes) * portions;
+  const int pass = static_cast<int>(k / portions);
+  const int q = static_cast<int>(k % portions);
+  const size_t first = q * layout.portion_items;
+  const size_t count = layout.portion_count(q);
+  PassBuffers<K, V> portion = buffers.pass(pass);
+  portion.keys_in += first;
+  if constexpr (kHasValues<V>) portion.values_in += first;
+  const size_t next_count = layout.portion_count((k + 1) % portions);
+  return {portion,
+          static_cast<Offset>(first),
+          static_cast<Offset>(count),
+          digit_of(pass),
+          starts_of(pass, q),
+          q + 1 < portions ? starts_of(pass, q + 1) : nullptr,
+          trivial_of(pass),
+          state.special_keys,
+          tile_counters + k,
+          state.lookback[k % 2],
+          state.lookback[(k + 1) % 2],
+          k + 1 < launches ? static_cast<unsigned>((next_count + Tile::kTileItems - 1) / Tile::kTileItems) : 0u};
+}
+
+/// The blocks of a pass launch: one a tile of portion q.
+template <class Policy, class K, class V, class Offset>
+unsigned onesweep_pass_blocks(const OnesweepLayout<Policy, K, V, Offset>& layout, int q) {
+  using Tile = OnesweepTile<Policy, K, V, Offset>;
+  return static_cast<unsigned>((layout.portion_count(q) + Tile::kTileItems - 1) / Tile::kTileItems);
+}
+
+/// Launches passes first_pass .. num_passes - 1 of `num_passes` (onesweep_pass_args says what each does).
 template <class Policy, class K, class V, class Offset, class DigitOf, class StartsOf, class TrivialOf>
 cudaError_t launch_onesweep_passes(const OnesweepLayout<Policy, K, V, Offset>& layout,
                                    const typename OnesweepLayout<Policy, K, V, Offset>::State& state,
                                    const SortBuffers<K, V>& buffers, int num_passes, DigitOf digit_of,
                                    StartsOf starts_of, TrivialOf trivial_of, unsigned* tile_counters,
-                                   cudaStream_t stream) {
-  using Tile = OnesweepTile<Policy, K, V, Offset>;
+                                   cudaStream_t stream, int first_pass = 0) {
   const int portions = layout.num_portions;
   const size_t launches = static_cast<size_t>(num_passes) * portions;
-  for (size_t k = 0; k < launches; ++k) {
-    const int pass = static_cast<int>(k / portions);
-    const int q = static_cast<int>(k % portions);
-    const size_t first = q * layout.portion_items;
-    const size_t count = layout.portion_count(q);
-    PassBuffers<K, V> portion = buffers.pass(pass);
-    portion.keys_in += first;
-    if constexpr (kHasValues<V>) portion.values_in += first;
-    const size_t next_count = layout.portion_count((k + 1) % portions);
-    const OnesweepPass<Policy::radix_bits, K, V, Offset> args{
-        portion,
-        static_cast<Offset>(first),
-        static_cast<Offset>(count),
-        digit_of(pass),
-        starts_of(pass, q),
-        q + 1 < portions ? starts_of(pass, q + 1) : nullptr,
-        trivial_of(pass),
-        state.special_keys,
-        tile_counters + k,
-        state.lookback[k % 2],
-        state.lookback[(k + 1) % 2],
-        k + 1 < launches ? static_cast<unsigned>((next_count + Tile::kTileItems - 1) / Tile::kTileItems) : 0u};
+  for (size_t k = static_cast<size_t>(first_pass) * portions; k < launches; ++k) {
     PRIMS_TRY(launch(onesweep_pass_kernel<Policy, K, V, Offset>,
-                     static_cast<unsigned>((count + Tile::kTileItems - 1) / Tile::kTileItems), Policy::block_threads,
-                     0, stream, args));
+                     onesweep_pass_blocks(layout, static_cast<int>(k % portions)), Policy::block_threads, 0, stream,
+                     onesweep_pass_args(layout, state, buffers, num_passes, k, digit_of, starts_of, trivial_of,
+                                        tile_counters)));
   }
   return cudaSuccess;
 }
