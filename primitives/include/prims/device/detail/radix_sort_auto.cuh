@@ -15,7 +15,8 @@
 //      passes read the LSD passes' starts), and marks every pass of the path not taken kPassSkipped; `skip` words
 //      turn the other launches of the path not taken into launches that return at once.
 //   3. k launches of onesweep_either_pass_kernel: the hybrid's k passes over the top digits where it was chosen,
-//      else Onesweep's first k passes (the two paths' passes have the same tiles).
+//      else Onesweep's first k passes (the two paths' passes have the same tiles; the pass not taken is the one
+//      whose flag the choice kernel marked kPassSkipped).
 //   4. The hybrid's finish copy and sort_buckets (bounds, segmented sort), which borrows the passes' alternate
 //      buffers.
 //   5. Onesweep's other P - k passes and its finish copy.
@@ -206,8 +207,7 @@ cudaError_t auto_sort_with(void* temp, size_t& temp_bytes, PassBuffers<K, V> io,
                      onesweep_pass_args(layout, state, lsd, lsd_passes, j, lsd_digit, lsd_starts_of, lsd_trivial_of,
                                         state.tile_counters),
                      onesweep_pass_args(layout, state, top, top_passes, j, top_digit, top_starts_of, top_trivial_of,
-                                        top_counters),
-                     static_cast<const unsigned*>(skip + kSkipOnesweep)));
+                                        top_counters)));
   }
   PRIMS_TRY(top.finish(n, stream, skip + kSkipHybrid));
   buckets_extras = {skip + kSkipHybrid, true, alternate_keys, alternate_values};

@@ -225,17 +225,17 @@ __device__ __forceinline__ void onesweep_tile(const OnesweepPass<Policy::radix_b
   }
 }
 
-/// What a block of a pass launch does once the grids before it are done: nothing for a skipped pass, a copy of its
-/// tile for a trivial one, else the next tile id's ranking and scatter.
+/// What a block of a pass launch does once the grids before it are done, given the pass's trivial flag (*pass.trivial):
+/// nothing for a skipped pass, a copy of its tile for a trivial one, else the next tile id's ranking and scatter.
 template <class Policy, class K, class V, class Offset>
 __device__ __forceinline__ void onesweep_pass_block(const OnesweepPass<Policy::radix_bits, K, V, Offset>& pass,
+                                                    unsigned trivial,
                                                     typename OnesweepTile<Policy, K, V, Offset>::TempStorage& storage,
                                                     unsigned& tile_id) {
   using Tile = OnesweepTile<Policy, K, V, Offset>;
   constexpr int kTileItems = Tile::kTileItems;
   constexpr int kDigits = Tile::kDigits;
   static_assert(kDigits <= Tile::kThreads, "the pass kernel needs a thread per digit");
-  const unsigned trivial = *pass.trivial;
   if (trivial == kPassSkipped) return;
   if (threadIdx.x < kDigits) {
     for (unsigned row = blockIdx.x; row < pass.next_lookback_tiles; row += gridDim.x) {
@@ -270,25 +270,29 @@ __global__ void __launch_bounds__(Policy::block_threads, Policy::min_blocks_per_
   __shared__ unsigned tile_id;
   wait_for_prior_grids();
   allow_dependent_grids();
-  onesweep_pass_block<Policy, K, V, Offset>(pass, storage, tile_id);
+  onesweep_pass_block<Policy, K, V, Offset>(pass, *pass.trivial, storage, tile_id);
 }
 
-/// One launch that serves two sorts' passes over the same tiles: `second` where *take_second is non-zero (a word
-/// an earlier kernel of the stream wrote), else `first`. The plain call's two paths (radix_sort_auto.cuh) share
-/// their first passes' launches this way, so the path not taken costs no launch there. The arguments are
-/// __grid_constant__ so that one body reads the chosen one where it lies, among the kernel's parameters: two bodies
-/// (one an argument) made every pass of this kernel slower than the plain one's.
+/// One launch that serves two sorts' passes over the same tiles, of which an earlier kernel of the stream marked one
+/// kPassSkipped (its trivial flag): the other one runs. The plain call's two paths (radix_sort_auto.cuh) share their
+/// first passes' launches this way, so the path not taken costs no launch there. The choice is the flags
+/// themselves: where `first` runs, a block waits for memory once before its tile, as in the plain kernel (the
+/// compiler reads the second flag only where the first is skipped; a word read first to choose, then the chosen
+/// pass's flag, made every ranking pass a few percent slower). The arguments are __grid_constant__: one body
+/// reads the chosen pass's where they lie, among the kernel's parameters.
 template <class Policy, class K, class V, class Offset>
 __global__ void __launch_bounds__(Policy::block_threads, Policy::min_blocks_per_sm)
     onesweep_either_pass_kernel(const __grid_constant__ OnesweepPass<Policy::radix_bits, K, V, Offset> first,
-                                const __grid_constant__ OnesweepPass<Policy::radix_bits, K, V, Offset> second,
-                                const unsigned* __restrict__ take_second) {
+                                const __grid_constant__ OnesweepPass<Policy::radix_bits, K, V, Offset> second) {
   __shared__ typename OnesweepTile<Policy, K, V, Offset>::TempStorage storage;
   __shared__ unsigned tile_id;
   wait_for_prior_grids();
   allow_dependent_grids();
-  const OnesweepPass<Policy::radix_bits, K, V, Offset>& pass = *take_second != 0 ? second : first;
-  onesweep_pass_block<Policy, K, V, Offset>(pass, storage, tile_id);
+  const unsigned first_trivial = *first.trivial;
+  const unsigned second_trivial = *second.trivial;
+  const bool take_second = first_trivial == kPassSkipped;
+  onesweep_pass_block<Policy, K, V, Offset>(take_second ? second : first,
+                                            take_second ? second_trivial : first_trivial, storage, tile_id);
 }
 
 /// The shape of an Onesweep sort of n keys over [begin_bit, end_bit) with Policy's tiles: its passes, tiles and
