@@ -10,6 +10,8 @@
 //      are published at once and later tiles stop waiting on this one), then looks back across earlier tiles for
 //      each digit's output position while it puts its keys into shared memory in rank order, and finally writes
 //      each digit's run with coalesced stores (SortTile of radix_sort_common.cuh, like every radix sort).
+//      onesweep_either_pass_kernel is the same block work for one of two passes given at launch (the plain call's
+//      two paths share launches with it, radix_sort_auto.cuh).
 // The look-back is lookback.cuh's TileCountRows: a tile's row of tagged words (2-bit flag, 30-bit count) a digit,
 // so a pass runs over portions of fewer than 2^30 keys (one portion below that), one launch a portion: a look-back
 // counts within its portion (its first tile publishes its own counts as inclusive words, so a look-back ends with
