@@ -101,9 +101,19 @@ __device__ inline void accumulate_block(InIt in, size_t from, size_t to, int thr
   accumulate<LOADS>(in, from + threadIdx.x, to, step, op, partial);
 }
 
-/// The warp's partial results combined, in lane 0.
+/// The warp's partial results combined, in lane 0. Where every lane holds a value (a segment of at least a warp's
+/// items, the common case) the tree shuffles values alone; where none does, there is nothing to combine.
 template <class T, class Op>
 __device__ inline Partial<T> warp_combine(Partial<T> partial, Op op) {
+  const unsigned holding = __ballot_sync(kFullWarpMask, partial.any);
+  if (holding == 0) return partial;
+  if (holding == kFullWarpMask) {
+#pragma unroll
+    for (int offset = warp::kWarpThreads / 2; offset > 0; offset /= 2) {
+      partial.value = static_cast<T>(op(partial.value, shuffle_down(partial.value, offset)));
+    }
+    return partial;
+  }
 #pragma unroll
   for (int offset = warp::kWarpThreads / 2; offset > 0; offset /= 2) {
     const T other = shuffle_down(partial.value, offset);
