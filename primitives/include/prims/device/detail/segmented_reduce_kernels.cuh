@@ -108,10 +108,7 @@ __device__ inline Partial<T> warp_combine(Partial<T> partial, Op op) {
   const unsigned holding = __ballot_sync(kFullWarpMask, partial.any);
   if (holding == 0) return partial;
   if (holding == kFullWarpMask) {
-#pragma unroll
-    for (int offset = warp::kWarpThreads / 2; offset > 0; offset /= 2) {
-      partial.value = static_cast<T>(op(partial.value, shuffle_down(partial.value, offset)));
-    }
+    partial.value = warp::reduce_shuffle(partial.value, op);
     return partial;
   }
 #pragma unroll
