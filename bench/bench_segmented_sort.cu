@@ -3,9 +3,9 @@
 // same run, contenders interleaved (bench/harness.cuh).
 // Cases (u32 keys of entropy 1.0, and u32/u32 pairs whose values are the input index), every segment the same size,
 // back to back (the offsets array serves as begins and, one further, as ends):
-//   2^20 segments of 64 keys, 2^8 segments of 2^20 keys, and a grid of segment sizes 16, 256, 4096 and 65536 at
-//   2^26 keys in all; and u64 and f64 keys (entropy 1.0) in the two shapes of the smallest segments, where the
-//   sort keeps a word per key whose width depends on the key's.
+//   2^20 segments of 64 keys, 2^8 segments of 2^20 keys, and a grid of segment sizes 16, 32, 256, 4096 and 65536
+//   at 2^26 keys in all; and u64 and f64 keys (entropy 1.0) in the three shapes of the smallest segments, where
+//   the sort keeps a word per key whose width depends on the key's.
 // No contender writes its input, so every run reads the same pristine keys (no prepare step); every check verifies
 // the keys, values and offsets against their fingerprints too. Every contender's output is checked on its own after
 // its last timed run: each segment sorted and holding the input segment's keys (a fingerprint), and with values (the
@@ -37,9 +37,10 @@ struct Shape {
   int log2_segment_items;
 };
 
-constexpr Shape kShapes[] = {{20, 6}, {8, 20}, {22, 4}, {18, 8}, {16, 10}, {14, 12}, {12, 14}, {10, 16}, {4, 24}};
+constexpr Shape kShapes[] = {{20, 6},  {8, 20},  {22, 4},  {21, 5},  {18, 8},
+                              {16, 10}, {14, 12}, {12, 14}, {10, 16}, {4, 24}};
 /// The shapes for 8-byte keys.
-constexpr Shape kWideKeyShapes[] = {{20, 6}, {22, 4}, {14, 11}, {12, 13}};
+constexpr Shape kWideKeyShapes[] = {{20, 6}, {22, 4}, {21, 5}, {14, 11}, {12, 13}};
 
 template <class K>
 const char* type_name();

@@ -3,7 +3,8 @@
 // explicitly) against thrust::sort, thrust::sort_by_key and cub::DeviceRadixSort, same data, same run.
 // Keys u32, u64, i64, f32, f64, and u32/u32 and u64/u32 pairs, every power of two in [--min-log2, --max-log2]
 // (default 2^16..2^28), over key bit entropies 1.0, 0.544 and 0.201 (each key the AND of 1, 3 and 5 random words: a
-// bit is set with probability 1/2, 1/8, 1/32) and all-equal keys (entropy 0). Floats are uniform in (-1, 1).
+// bit is set with probability 1/2, 1/8, 1/32) and all-equal keys (entropy 0). Floats are uniform in (-1, 1), and
+// also of random bits (finite: "float bits", spread evenly over the key order).
 // Every timed run sorts fresh unsorted input: the harness's prepare step copies the pristine keys (and values)
 // into the input buffers before each run, outside the timed region; Thrust sorts in place, in its own input copy.
 // Every contender's output, CUB's and Thrust's too, is checked on its own after its last timed run: sorted, the
@@ -18,6 +19,7 @@
 #include <iterator>
 #include <string>
 #include <type_traits>
+#include <vector>
 
 #include "harness.cuh"
 #include "prims/device/radix_sort.cuh"
@@ -148,8 +150,10 @@ void bench_case(prims::bench::Harness& harness, Buffers<K>& b, size_t n, bool pa
 
 template <class K>
 void bench_type(prims::bench::Harness& harness, bool pairs) {
+  std::vector<Distribution> distributions(std::begin(kDistributions), std::end(kDistributions));
+  if (std::is_floating_point_v<K>) distributions.push_back(prims::bench::kFloatBits);
   const bool any_selected =
-      std::any_of(std::begin(kDistributions), std::end(kDistributions),
+      std::any_of(distributions.begin(), distributions.end(),
                   [&](const Distribution& d) { return harness.selected({"sort", type_name<K>(pairs), d.name}); });
   if (!any_selected) return;
   const size_t max_n = size_t{1} << harness.max_log2();
@@ -158,7 +162,7 @@ void bench_type(prims::bench::Harness& harness, bool pairs) {
     prims::bench::generate(buffers.values.data(), max_n, 5,
                            [] __device__(uint64_t, size_t i) { return static_cast<uint32_t>(i); });
   }
-  for (const Distribution& distribution : kDistributions) {
+  for (const Distribution& distribution : distributions) {
     generate_keys(buffers.pristine.data(), max_n, distribution.words);
     for (int log2n = harness.min_log2(); log2n <= harness.max_log2(); log2n += harness.step_log2()) {
       bench_case(harness, buffers, size_t{1} << log2n, pairs, distribution.name);

@@ -10,7 +10,7 @@
 
 namespace prims::bench {
 
-/// A key distribution: `words` random words ANDed together (0 words: every key the same). A bit is set with
+/// A key distribution: `words` random words ANDed together (0 words: every key the same; -1: kFloatBits). A bit is set with
 /// probability 1/2, 1/8, 1/32 for 1, 3, 5 words: entropy 1.0, 0.544, 0.201 bits a bit.
 struct Distribution {
   const char* name;
@@ -19,13 +19,32 @@ struct Distribution {
 inline constexpr Distribution kDistributions[] = {
     {"entropy 1.0", 1}, {"entropy 0.544", 3}, {"entropy 0.201", 5}, {"all equal", 0}};
 
+/// Floats of random bits, the exponent's largest value (infinities and NaNs) excepted: spread evenly over the sort's
+/// key order, as random integers are (where floats in (-1, 1) share a few exponents, so their top bits crowd).
+/// bench_sort runs it for float keys.
+inline constexpr Distribution kFloatBits = {"float bits", -1};
+
 /// Fills keys[0..n) with the distribution of `words` words. Floats are normal numbers in (-1, 1): the key's top
-/// 32 bits as a signed fraction (doubles: all 64 bits).
+/// 32 bits as a signed fraction (doubles: all 64 bits); with `words` < 0 (kFloatBits) they are the key's bits.
 template <class K>
 void generate_keys(K* keys, size_t n, int words) {
   generate(keys, n, 11 + words, [words] __device__(uint64_t bits, size_t) {
     uint64_t key = words == 0 ? 0x5bd1e9955bd1e995ull : ~uint64_t{0};
-    for (int w = 0; w < words; ++w) key &= prims::mix_bits(bits + w);
+    for (int w = 0; w < (words < 0 ? 1 : words); ++w) key &= prims::mix_bits(bits + w);
+    if constexpr (std::is_floating_point_v<K>) {
+      if (words < 0) {
+        // Where the exponent is all ones, its top bit cleared: finite, and nearly uniform over the key order.
+        if constexpr (std::is_same_v<K, float>) {
+          uint32_t raw = static_cast<uint32_t>(key >> 32);
+          if ((raw & 0x7F800000u) == 0x7F800000u) raw &= ~(1u << 30);
+          return __uint_as_float(raw);
+        } else {
+          uint64_t raw = key;
+          if ((raw & 0x7FF0000000000000ull) == 0x7FF0000000000000ull) raw &= ~(uint64_t{1} << 62);
+          return __longlong_as_double(static_cast<long long>(raw));
+        }
+      }
+    }
     if constexpr (std::is_same_v<K, float>) {
       return static_cast<float>(static_cast<int32_t>(key >> 32)) * 0x1.0p-31f;
     } else if constexpr (std::is_same_v<K, double>) {

@@ -66,8 +66,8 @@ TEST(RadixSortAuto, AppliesToEightByteKeysOfWholeDigitRangesFromItsSize) {
 
 // ---- GPU.
 
-// The distributions (key_distributions.cuh) and the expected bucket E each gives at n just over 2^20 (18 top bits):
-// uniform E = 4, top_B 4 * 2^B, five_percent_zeros about 10 (the hybrid, with one bucket of 5% of the keys); the
+// The distributions (key_distributions.cuh) and the expected bucket E each gives at n just over 2^20 (17 top bits):
+// uniform E = 8, top_B 8 * 2^B, five_percent_zeros about 17 (the hybrid, with one bucket of 5% of the keys); the
 // others thousands or more.
 
 template <class K>
@@ -127,7 +127,7 @@ using EightByteKeys = ::testing::Types<uint64_t, int64_t, double>;
 TYPED_TEST_SUITE(RadixSortAutoTyped, EightByteKeys);
 
 /// Each distribution on the side the estimate puts it (checked here), sorted with the path the device must take:
-/// keys alone in both orders, pairs, and pairs in place. n is just over 2^20: 18 top bits, E = 4 for evenly spread
+/// keys alone in both orders, pairs, and pairs in place. n is just over 2^20: 17 top bits, E = 8 for evenly spread
 /// keys.
 TYPED_TEST(RadixSortAutoTyped, DistributionsOnEachSideOfTheChoice) {
   PRIMS_REQUIRE_GPU();
@@ -139,11 +139,11 @@ TYPED_TEST(RadixSortAutoTyped, DistributionsOnEachSideOfTheChoice) {
   };
   std::vector<Case> cases = {{"uniform", true}, {"low_entropy", false}};
   if (std::is_same_v<K, uint64_t>) {
-    // Around the threshold of 64: E = 32 and 128 (top bits 3 and 5), and 64.25 (4: n is a little over 2^20, so
+    // Around the threshold of 64: E = 32 and 128 (top bits 2 and 4), and 64.25 (3: n is a little over 2^20, so
     // just past it).
-    cases.insert(cases.end(), {{"top_3", true},
+    cases.insert(cases.end(), {{"top_2", true},
+                               {"top_3", false},
                                {"top_4", false},
-                               {"top_5", false},
                                {"all_equal", false},
                                {"dominant_prefix", false},
                                {"five_percent_zeros", true}});

@@ -24,18 +24,19 @@ constexpr auto kHybrid = RadixSortAlgorithm::Hybrid;
 
 // ---- Host only: how many top bits the Onesweep passes take.
 
-TEST(RadixSortHybrid, TopBitsLeaveBucketsOfEightKeys) {
+TEST(RadixSortHybrid, TopBitsLeaveBucketsOfSixteenKeys) {
   using Policy = detail::TuningSm90::Hybrid<uint64_t, detail::NoValues>;
-  static_assert(Policy::bucket_items_log2 == 3, "the test assumes the policy");
-  EXPECT_EQ(17, detail::radix::hybrid_msd_bits<Policy>(size_t{1} << 20, 0, 64));
-  EXPECT_EQ(18, detail::radix::hybrid_msd_bits<Policy>((size_t{1} << 20) + 1, 0, 64));
-  EXPECT_EQ(24, detail::radix::hybrid_msd_bits<Policy>(size_t{1} << 27, 0, 64));
-  EXPECT_EQ(25, detail::radix::hybrid_msd_bits<Policy>(size_t{1} << 28, 0, 64));
+  static_assert(Policy::bucket_items_log2 == 4, "the test assumes the policy");
+  EXPECT_EQ(16, detail::radix::hybrid_msd_bits<Policy>(size_t{1} << 20, 0, 64));
+  EXPECT_EQ(17, detail::radix::hybrid_msd_bits<Policy>((size_t{1} << 20) + 1, 0, 64));
+  EXPECT_EQ(23, detail::radix::hybrid_msd_bits<Policy>(size_t{1} << 27, 0, 64));
+  // Three passes at 2^28.
+  EXPECT_EQ(24, detail::radix::hybrid_msd_bits<Policy>(size_t{1} << 28, 0, 64));
   EXPECT_EQ(1, detail::radix::hybrid_msd_bits<Policy>(1, 0, 64));
-  EXPECT_EQ(1, detail::radix::hybrid_msd_bits<Policy>(16, 0, 64));
+  EXPECT_EQ(1, detail::radix::hybrid_msd_bits<Policy>(32, 0, 64));
   // Up to four passes for 64-bit keys (below 2^30 keys, where the hybrid stops), a pass fewer than LSD for 16-
   // and 32-bit keys.
-  EXPECT_EQ(26, detail::radix::hybrid_msd_bits<Policy>(size_t{1} << 29, 0, 64));
+  EXPECT_EQ(25, detail::radix::hybrid_msd_bits<Policy>(size_t{1} << 29, 0, 64));
   using Policy32 = detail::TuningSm90::Hybrid<uint32_t, detail::NoValues>;
   EXPECT_EQ(24, detail::radix::hybrid_msd_bits<Policy32>(size_t{1} << 28, 0, 32));
   using Policy16 = detail::TuningSm90::Hybrid<uint16_t, detail::NoValues>;

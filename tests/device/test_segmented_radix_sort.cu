@@ -33,12 +33,13 @@ using prims::test::Payload;
 using prims::test::random_keys;
 using prims::test::SortCase;
 
-/// The size-class edges of the sort of K (with values V): the counting limits, the packed slots, the tile, the
+/// The size-class edges of the sort of K (with values V): the counted classes' limits, the packed slots, the tile, the
 /// local tile and the Onesweep class.
 template <class K, class V>
 struct Classes {
   using Policy = detail::TuningSm90::SegmentedSort<K, std::conditional_t<std::is_void_v<V>, detail::NoValues, V>>;
   static constexpr size_t tiny = Policy::counting_tiny_items;
+  static constexpr size_t small = Policy::counting_small_items;
   static constexpr size_t counted = Policy::counting_max_items;
   static constexpr size_t packed16 = Policy::packed16_slot_items;
   static constexpr size_t packed4 = Policy::packed4_slot_items;
@@ -50,7 +51,7 @@ struct Classes {
   /// shared Onesweep passes.
   static std::vector<size_t> edge_sizes() {
     return {0,        1,           2,           3,           tiny - 1,     tiny,         tiny + 1,
-            31,       32,          33,          counted - 1, counted,      counted + 1,  packed16 - 1,
+            small - 1, small,      small + 1,   counted - 1, counted,      counted + 1,  packed16 - 1,
             packed16, packed16 + 1, packed4 - 1, packed4,     packed4 + 1,  tile - 1,     tile,
             tile + 1, 2 * tile - 1, 2 * tile + 5, 3 * tile,   local - 1,     local,      local + 1,
             5 * tile + 17, onesweep, onesweep + 1, 3 * onesweep + 4321};

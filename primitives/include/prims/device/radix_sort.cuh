@@ -16,7 +16,7 @@
 //   OneBlock     the whole sort in one block's registers and shared memory, one launch (up to 2^14 keys or pairs
 //                of up to 4-byte items, 2^13 of 8-byte items, 2^12 with 16-byte values: kOneBlockMaxItems).
 // and one that takes the most significant digits first:
-//   Hybrid       Onesweep passes over the top bits until buckets average 8 keys (three passes at 2^27), then the
+//   Hybrid       Onesweep passes over the top bits until buckets average 16 keys (three passes up to 2^28), then the
 //                segmented sort sorts every bucket at once, in registers: 80 bytes a key for 64-bit keys at 2^27
 //                against Onesweep's 136. Faster than Onesweep for 64-bit keys spread evenly over their range
 //                (hashes, random ids), slower on skewed keys and on 32-bit keys (detail/radix_sort_hybrid.cuh;

@@ -18,6 +18,7 @@ namespace prims::detail::segmented {
 /// The size classes, in the order of their kernels.
 enum SegmentClass : int {
   kTinySegments,
+  kSmallSegments,
   kCountedSegments,
   kPacked16Segments,
   kPacked4Segments,
@@ -28,8 +29,8 @@ enum SegmentClass : int {
   kSegmentClasses
 };
 
-/// Whether a class is ranked by counting (its list holds ranges, not ids).
-__host__ __device__ constexpr bool is_counted_class(int c) { return c == kTinySegments || c == kCountedSegments; }
+/// Whether a class is ranked by counting (its list holds ranges, not ids): the tiny, small and counted classes.
+__host__ __device__ constexpr bool is_counted_class(int c) { return c <= kCountedSegments; }
 
 /// A counted segment as its list holds it: begin * 64 + size - 1, so the kernels sorting the counted classes (and
 /// the special list of float segments) read no offsets (size is 1 to 64; begin is below 2^58, which no device's
@@ -113,6 +114,7 @@ __global__ void __launch_bounds__(kClassifyThreads)
       const size_t size = range.size;
       segment_class = size == 0                                                     ? -1
                       : size <= static_cast<size_t>(Policy::counting_tiny_items) ? kTinySegments
+                      : size <= static_cast<size_t>(Policy::counting_small_items) ? kSmallSegments
                       : size <= static_cast<size_t>(Policy::counting_max_items)  ? kCountedSegments
                       : size <= static_cast<size_t>(Policy::packed16_slot_items) ? kPacked16Segments
                       : size <= static_cast<size_t>(Policy::packed4_slot_items)  ? kPacked4Segments

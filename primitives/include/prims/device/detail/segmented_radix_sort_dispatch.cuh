@@ -3,13 +3,14 @@
 // a header of its own: segmented_classes.cuh (the classes and their lists), segmented_warp_sort.cuh,
 // segmented_counting_sort.cuh, segmented_tile_sort.cuh, segmented_large_sort.cuh, segmented_onesweep.cuh.
 //
-// Every segment up to 2^15 keys (2^14 with values) is sorted by one block or part of a warp, in one of seven size
+// Every segment up to 2^15 keys (2^14 with values) is sorted by one block or part of a warp, in one of eight size
 // classes; bigger ones by Onesweep passes shared by all of them (segmented_onesweep.cuh). No host synchronization is
 // needed and the offsets never leave the device. T is the policy's tile (256 threads x 16 keys of up to 4 bytes:
 // 4096; 2048 for 8-byte items, 1024 for 16-byte values).
 //   1. segmented_classify_kernel   one thread a segment reads its two offsets and appends the segment's id to
 //      the list of its class (one atomic a class for each block and round; empty segments go nowhere):
 //        tiny      1 .. 16 keys      a group of 4 lanes a segment (8 segments a warp)
+//        small     .. 32 keys        a group of 8 lanes a segment (4 a warp)
 //        counted   .. 64 keys        a group of 16 lanes a segment (2 a warp)
 //        packed16  .. T/16 keys      a whole warp a segment (step 2), else packed 16 to a tile
 //        packed4   .. T/4 keys       packed 4 to a tile
@@ -17,7 +18,7 @@
 //        local     .. 4T keys        one to a tile of 1024 threads (4T)
 //        large     more than 4T keys, up to onesweep_min_items (2^15), or 2^30 and more
 //        onesweep  more than onesweep_min_items and fewer than 2^30 keys
-//   2. segmented_warp_sort_kernel, one launch for each of the tiny and counted classes, whose lists hold each
+//   2. segmented_warp_sort_kernel, one launch for each of the tiny, small and counted classes, whose lists hold each
 //      segment's begin and size (not its id), so no offsets are read. Each group of lanes takes a segment and
 //      sorts a word a key with a bitonic network in registers (warp/bitonic_sort.cuh): the key's sort bits alone
 //      for keys without values sorted on every bit (the word is the key; float segments holding -0.0 or a NaN are
@@ -128,9 +129,17 @@ cudaError_t segmented_radix_sort(void* temp, size_t& temp_bytes, PassBuffers<K, 
   // The most segments of each class that n keys can hold without overlapping: the class's smallest size divides n.
   // Large segments may be as small as the tile class's largest plus one: where the device gives a block too little
   // shared memory for the local class, its segments are large ones (segmented_local_class_fits).
-  constexpr size_t kSmallestSize[kSegmentClasses] = {1, Policy::counting_tiny_items + 1, Policy::counting_max_items + 1,
-                                                     Policy::packed16_slot_items + 1, Policy::packed4_slot_items + 1,
-                                                     Policy::tile_items + 1, Policy::tile_items + 1,
+  static_assert(Policy::counting_tiny_items < Policy::counting_small_items &&
+                    Policy::counting_small_items < Policy::counting_max_items,
+                "the counted classes' limits grow");
+  constexpr size_t kSmallestSize[kSegmentClasses] = {1,
+                                                     Policy::counting_tiny_items + 1,
+                                                     Policy::counting_small_items + 1,
+                                                     Policy::counting_max_items + 1,
+                                                     Policy::packed16_slot_items + 1,
+                                                     Policy::packed4_slot_items + 1,
+                                                     Policy::tile_items + 1,
+                                                     Policy::tile_items + 1,
                                                      Policy::onesweep_min_items + 1};
   unsigned capacity[kSegmentClasses];
   for (int c = 0; c < kSegmentClasses; ++c) {
@@ -203,6 +212,7 @@ cudaError_t segmented_radix_sort(void* temp, size_t& temp_bytes, PassBuffers<K, 
                              Policy::block_threads, 0, stream, args, list, more...);
   };
   constexpr int kTiny = Policy::counting_tiny_items;
+  constexpr int kSmall = Policy::counting_small_items;
   constexpr int kCounted = Policy::counting_max_items;
   constexpr int kPacked16 = Policy::packed16_slot_items;
   constexpr int kPacked4 = Policy::packed4_slot_items;
@@ -257,13 +267,17 @@ cudaError_t segmented_radix_sort(void* temp, size_t& temp_bytes, PassBuffers<K, 
     };
   };
   using TinyLanes = std::integral_constant<int, Policy::warp_sort_tiny_lanes>;
+  using SmallLanes = std::integral_constant<int, Policy::warp_sort_small_lanes>;
   using CountedLanes = std::integral_constant<int, Policy::warp_sort_lanes>;
   using TinyItems = std::integral_constant<int, kTiny>;
+  using SmallItems = std::integral_constant<int, kSmall>;
   using CountedItems = std::integral_constant<int, kCounted>;
   using Ranges = std::false_type;
   const SegmentList& tiny = lists.list[kTinySegments];
+  const SegmentList& small = lists.list[kSmallSegments];
   const SegmentList& counted = lists.list[kCountedSegments];
   PRIMS_TRY(sort_by_warps(TinyLanes{}, TinyItems{}, Ranges{}, tiny, plain, by_counting(TinyItems{}, tiny)));
+  PRIMS_TRY(sort_by_warps(SmallLanes{}, SmallItems{}, Ranges{}, small, plain, by_counting(SmallItems{}, small)));
   PRIMS_TRY(sort_by_warps(CountedLanes{}, CountedItems{}, Ranges{}, counted, plain,
                           by_counting(CountedItems{}, counted)));
   if (kFloatKeysOnly && plain) {

@@ -377,16 +377,18 @@ struct TuningSm90 {
     static constexpr size_t tile_counts_max_items = kHasValues<V> ? size_t{1} << 23 : size_t{1} << 24;
   };
 
-  /// The hybrid sort: top bits until buckets average 8 keys. Small buckets go to the segmented
-  /// sort's warp classes (a bitonic network in registers, a few lanes a bucket), which sort every bit of a key for the
-  /// cost of one read and one write; on large inputs bigger buckets cost more than the top passes they save.
-  /// Chosen with bench/tune_sort, cases "tune_hybrid" (docs/design-notes.md, "The hybrid sort").
+  /// The hybrid sort: top bits until buckets average 16 keys. Small buckets go to the segmented
+  /// sort's warp classes (a bitonic network in registers, a few lanes a bucket: 4 up to 16 keys, 8 up to 32), which
+  /// sort every bit of a key for the cost of one read and one write; buckets of 16 rather than 8 save u64 keys of
+  /// 2^28 a fourth top pass, and bigger buckets cost more than the top passes they save.
+  /// Chosen with bench/tune_sort, cases "tune_hybrid", and the small class's trial (docs/design-notes.md, "The
+  /// hybrid sort").
   template <class K, class V>
   struct Hybrid {
-    /// The average bucket the top bits leave: 2^3 keys.
-    static constexpr int bucket_items_log2 = 3;
-    /// The most top bits: for 64-bit keys four Onesweep passes may run (a fourth pass costs less than leaving buckets
-    /// of 16, which the warp sorts handle far more slowly a key); 16- and 32-bit keys keep a pass fewer than LSD.
+    /// The average bucket the top bits leave: 2^4 keys.
+    static constexpr int bucket_items_log2 = 4;
+    /// The most top bits: for 64-bit keys four Onesweep passes may run (from 2^29 keys); 16- and 32-bit keys keep a
+    /// pass fewer than LSD.
     static constexpr int max_msd_bits = std::max(8, std::min(32, RadixKey<K>::kBits - 8));
     /// The buckets are sorted on the whole range rather than the bits below the prefix they share: the same order,
     /// and keys without values sorted on every bit take the segmented sort's plain words (no index).
@@ -395,7 +397,7 @@ struct TuningSm90 {
 
   /// The plain call's choice between Onesweep and the hybrid, made on the device from the digit histograms
   /// (radix_sort_auto.cuh): for which keys and sizes it is made, and the largest expected bucket (keys sharing a
-  /// random key's top bits: 4 to 8 for evenly spread keys, thousands for the benches' skewed ones) that still takes
+  /// random key's top bits: 8 to 16 for evenly spread keys, thousands for the benches' skewed ones) that still takes
   /// the hybrid. 8-byte keys, with values too: only there does the hybrid pay. Below min_items the launches of the
   /// path not taken cost skewed keys too large a share of Onesweep's time.
   /// Chosen in bench/results/2026-11-27-H100-bench_sort-auto-choice-first.txt.
@@ -418,16 +420,20 @@ struct TuningSm90 {
     /// covered (the tile classes' blocks have their own shapes below).
     static constexpr int min_blocks_per_sm = 2;
     static constexpr int tile_items = block_threads * items_per_thread;
-    /// Segments of up to counting_max_items keys are sorted in registers or shared memory, in two classes: up to
-    /// counting_tiny_items keys and up to counting_max_items (below this size the radix passes of a packed tile cost
-    /// more). By warps (SegmentedWarpSort), a segment to warp_sort_tiny_lanes and warp_sort_lanes lanes;
-    /// 8-byte keys that need their index to sort stably by counting (SegmentedCountingSort), counting_capacity / the
-    /// class's limit segments a block, bound by the comparisons, so blocks are small and many to an SM. The lanes a
-    /// segment hold 4 items each: fewer registers a lane (more warps an SM) pay for the network's shuffles up to there.
-    /// Chosen with bench/bench_segmented_sort (docs/design-notes.md, "Segmented radix sort").
+    /// Segments of up to counting_max_items keys are sorted in registers or shared memory, in three classes: up to
+    /// counting_tiny_items keys, up to counting_small_items and up to counting_max_items (below this size the radix
+    /// passes of a packed tile cost more). By warps (SegmentedWarpSort), a segment to warp_sort_tiny_lanes,
+    /// warp_sort_small_lanes and warp_sort_lanes lanes; 8-byte keys that need their index to sort stably by counting
+    /// (SegmentedCountingSort), counting_capacity / the class's limit segments a block, bound by the comparisons, so
+    /// blocks are small and many to an SM. The lanes a segment hold 4 items each: fewer registers a lane (more warps an
+    /// SM) pay for the network's shuffles up to there. A class of its own for 17 to 32 keys halves their network
+    /// (the hybrid sort's buckets of 16 keys on average fall on both sides of 16).
+    /// Chosen with bench/bench_segmented_sort (docs/design-notes.md, "Segmented radix sort") and the hybrid sort.
     static constexpr int counting_tiny_items = 16;
+    static constexpr int counting_small_items = 32;
     static constexpr int counting_max_items = 64;
     static constexpr int warp_sort_tiny_lanes = 4;
+    static constexpr int warp_sort_small_lanes = 8;
     static constexpr int warp_sort_lanes = 16;
     static constexpr int counting_capacity = 2048;
     static constexpr int counting_blocks_per_sm = kSortItemBytes<K, V> <= 8 ? 6 : 4;
