@@ -24,19 +24,28 @@ constexpr auto kHybrid = RadixSortAlgorithm::Hybrid;
 
 // ---- Host only: how many top bits the Onesweep passes take.
 
-TEST(RadixSortHybrid, TopBitsLeaveBucketsOfSixteenKeys) {
+TEST(RadixSortHybrid, TopBitsLeaveBucketsOfSixteenKeysOrAPassFewer) {
   using Policy = detail::TuningSm90::Hybrid<uint64_t, detail::NoValues>;
-  static_assert(Policy::bucket_items_log2 == 4, "the test assumes the policy");
+  static_assert(Policy::bucket_items_log2 == 4 && Policy::max_bucket_items_log2 == 5, "the test assumes the policy");
   EXPECT_EQ(16, detail::radix::hybrid_msd_bits<Policy>(size_t{1} << 20, 0, 64));
-  EXPECT_EQ(17, detail::radix::hybrid_msd_bits<Policy>((size_t{1} << 20) + 1, 0, 64));
+  // 17 bits would take a third pass; two leave buckets of 32.
+  EXPECT_EQ(16, detail::radix::hybrid_msd_bits<Policy>((size_t{1} << 20) + 1, 0, 64));
+  EXPECT_EQ(17, detail::radix::hybrid_msd_bits<Policy>((size_t{1} << 21) + 1, 0, 64));
   EXPECT_EQ(23, detail::radix::hybrid_msd_bits<Policy>(size_t{1} << 27, 0, 64));
-  // Three passes at 2^28.
   EXPECT_EQ(24, detail::radix::hybrid_msd_bits<Policy>(size_t{1} << 28, 0, 64));
+  EXPECT_EQ(24, detail::radix::hybrid_msd_bits<Policy>(size_t{1} << 29, 0, 64));
   EXPECT_EQ(1, detail::radix::hybrid_msd_bits<Policy>(1, 0, 64));
   EXPECT_EQ(1, detail::radix::hybrid_msd_bits<Policy>(32, 0, 64));
+  EXPECT_EQ(8, detail::radix::hybrid_msd_bits<Policy>(size_t{1} << 13, 0, 64));
   // Up to four passes for 64-bit keys (below 2^30 keys, where the hybrid stops), a pass fewer than LSD for 16-
   // and 32-bit keys.
-  EXPECT_EQ(25, detail::radix::hybrid_msd_bits<Policy>(size_t{1} << 29, 0, 64));
+  EXPECT_EQ(26, detail::radix::hybrid_msd_bits<Policy>((size_t{1} << 29) + 1, 0, 64));
+  // Pairs: buckets of 8, or a pass fewer.
+  using Pairs = detail::TuningSm90::Hybrid<uint64_t, uint32_t>;
+  EXPECT_EQ(21, detail::radix::hybrid_msd_bits<Pairs>(size_t{1} << 24, 0, 64));
+  EXPECT_EQ(24, detail::radix::hybrid_msd_bits<Pairs>(size_t{1} << 27, 0, 64));
+  EXPECT_EQ(24, detail::radix::hybrid_msd_bits<Pairs>(size_t{1} << 28, 0, 64));
+  EXPECT_EQ(24, detail::radix::hybrid_msd_bits<Pairs>(size_t{1} << 29, 0, 64));
   using Policy32 = detail::TuningSm90::Hybrid<uint32_t, detail::NoValues>;
   EXPECT_EQ(24, detail::radix::hybrid_msd_bits<Policy32>(size_t{1} << 28, 0, 32));
   using Policy16 = detail::TuningSm90::Hybrid<uint16_t, detail::NoValues>;

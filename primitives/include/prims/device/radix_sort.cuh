@@ -16,10 +16,10 @@
 //   OneBlock     the whole sort in one block's registers and shared memory, one launch (up to 2^14 keys or pairs
 //                of up to 4-byte items, 2^13 of 8-byte items, 2^12 with 16-byte values: kOneBlockMaxItems).
 // and one that takes the most significant digits first:
-//   Hybrid       Onesweep passes over the top bits until buckets average 16 keys (three passes up to 2^28), then the
-//                segmented sort sorts every bucket at once, in registers: 80 bytes a key for 64-bit keys at 2^27
-//                against Onesweep's 136. Faster than Onesweep for 64-bit keys spread evenly over their range
-//                (hashes, random ids), slower on skewed keys and on 32-bit keys (detail/radix_sort_hybrid.cuh;
+//   Hybrid       Onesweep passes over the top bits until buckets average 16 keys (8 for pairs; three passes up to
+//                2^29), then the segmented sort sorts every bucket at once, in registers: 80 bytes a key for 64-bit
+//                keys at 2^27 against Onesweep's 136. Faster than Onesweep for 64-bit keys spread evenly over their
+//                range (hashes, random ids), slower on skewed keys and on 32-bit keys (detail/radix_sort_hybrid.cuh;
 //                docs/design-notes.md, "The hybrid sort").
 // Auto, the plain calls' default, runs OneBlock up to half its limit for keys alone (8192 keys of up to 4 bytes, 4096
 // of 8) and a quarter of it for pairs (4096 pairs of 4-byte items, 2048 with 8-byte items, 1024 with 16-byte

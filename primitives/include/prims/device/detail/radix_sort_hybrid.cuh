@@ -81,13 +81,17 @@ __global__ void __launch_bounds__(kBucketBoundsThreads)
   }
 }
 
-/// How many top bits of [begin_bit, end_bit) the hybrid sorts by Onesweep passes for n keys; the whole range
-/// means Onesweep alone.
+/// How many top bits of [begin_bit, end_bit) the hybrid sorts by Onesweep passes for n keys: enough to leave
+/// buckets of 2^bucket_items_log2 keys on average, or a pass fewer where that still leaves buckets of at most
+/// 2^max_bucket_items_log2 (a pass costs more than the bigger buckets' sort); the whole range means Onesweep alone.
 template <class Policy>
 constexpr int hybrid_msd_bits(size_t n, int begin_bit, int end_bit) {
   int log2_n = 0;
   while (log2_n < 63 && (size_t{1} << log2_n) < n) ++log2_n;
-  const int bits = std::max(1, log2_n - Policy::bucket_items_log2);
+  int bits = std::max(1, log2_n - Policy::bucket_items_log2);
+  constexpr int kPassBits = Policy::radix_bits;
+  const int a_pass_fewer = (bits + kPassBits - 1) / kPassBits * kPassBits - kPassBits;
+  if (a_pass_fewer > 0 && log2_n - a_pass_fewer <= Policy::max_bucket_items_log2) bits = a_pass_fewer;
   return std::min({bits, Policy::max_msd_bits, end_bit - begin_bit});
 }
 

@@ -377,17 +377,23 @@ struct TuningSm90 {
     static constexpr size_t tile_counts_max_items = kHasValues<V> ? size_t{1} << 23 : size_t{1} << 24;
   };
 
-  /// The hybrid sort: top bits until buckets average 16 keys. Small buckets go to the segmented
-  /// sort's warp classes (a bitonic network in registers, a few lanes a bucket: 4 up to 16 keys, 8 up to 32), which
-  /// sort every bit of a key for the cost of one read and one write; buckets of 16 rather than 8 save u64 keys of
-  /// 2^28 a fourth top pass, and bigger buckets cost more than the top passes they save.
-  /// Chosen with bench/tune_sort, cases "tune_hybrid", and the small class's trial (docs/design-notes.md, "The
-  /// hybrid sort").
+  /// The hybrid sort: top bits until buckets average 16 keys (8 for pairs), or a pass fewer where buckets stay at
+  /// 32 keys or fewer on average. Small buckets go to the segmented sort's warp classes (a bitonic network in
+  /// registers, a few lanes a bucket: 4 up to 16 keys, 8 up to 32; 8-byte keys with values by counting), which
+  /// sort every bit of a key for the cost of one read and one write. A top pass costs more than doubling the
+  /// buckets up to 32 keys (u64 keys and u64/u32 pairs of 2^28 and 2^29 take three passes, not four); keys alone
+  /// sort buckets of 16 faster than a bucket of 8 plus the bit, pairs (counting: a key's work grows with its
+  /// bucket) buckets of 8. Chosen with bench/tune_sort, cases "tune_hybrid", and the trials of
+  /// bench/results/2026-12-04-H200-hybrid-buckets.txt (docs/design-notes.md, "The hybrid sort").
   template <class K, class V>
   struct Hybrid {
-    /// The average bucket the top bits leave: 2^4 keys.
-    static constexpr int bucket_items_log2 = 4;
-    /// The most top bits: for 64-bit keys four Onesweep passes may run (from 2^29 keys); 16- and 32-bit keys keep a
+    /// The bits of a top pass: Onesweep's digit.
+    static constexpr int radix_bits = Onesweep<K, V>::radix_bits;
+    /// The average bucket the top bits leave: 2^4 keys, 2^3 with values.
+    static constexpr int bucket_items_log2 = kHasValues<V> ? 3 : 4;
+    /// A pass fewer where the buckets it leaves average at most 2^5 keys.
+    static constexpr int max_bucket_items_log2 = 5;
+    /// The most top bits: for 64-bit keys four Onesweep passes may run (past 2^29 keys); 16- and 32-bit keys keep a
     /// pass fewer than LSD.
     static constexpr int max_msd_bits = std::max(8, std::min(32, RadixKey<K>::kBits - 8));
     /// The buckets are sorted on the whole range rather than the bits below the prefix they share: the same order,
