@@ -30,7 +30,8 @@ TEST(RadixSortHybrid, TopBitsLeaveBucketsOfSixteenKeysOrAPassFewer) {
   EXPECT_EQ(16, detail::radix::hybrid_msd_bits<Policy>(size_t{1} << 20, 0, 64));
   // 17 bits would take a third pass; two leave buckets of 32.
   EXPECT_EQ(16, detail::radix::hybrid_msd_bits<Policy>((size_t{1} << 20) + 1, 0, 64));
-  EXPECT_EQ(17, detail::radix::hybrid_msd_bits<Policy>((size_t{1} << 21) + 1, 0, 64));
+  // 18 bits: two passes would leave buckets of 64.
+  EXPECT_EQ(18, detail::radix::hybrid_msd_bits<Policy>((size_t{1} << 21) + 1, 0, 64));
   EXPECT_EQ(23, detail::radix::hybrid_msd_bits<Policy>(size_t{1} << 27, 0, 64));
   EXPECT_EQ(24, detail::radix::hybrid_msd_bits<Policy>(size_t{1} << 28, 0, 64));
   EXPECT_EQ(24, detail::radix::hybrid_msd_bits<Policy>(size_t{1} << 29, 0, 64));
