@@ -10,8 +10,8 @@
 
 namespace prims::bench {
 
-/// A key distribution: `words` random words ANDed together (0 words: every key the same; -1: kFloatBits). A bit is set with
-/// probability 1/2, 1/8, 1/32 for 1, 3, 5 words: entropy 1.0, 0.544, 0.201 bits a bit.
+/// A key distribution: `words` random words ANDed together (0 words: every key the same; -1: kFloatBits). A bit is
+/// set with probability 1/2, 1/8, 1/32 for 1, 3, 5 words: entropy 1.0, 0.544, 0.201 bits a bit.
 struct Distribution {
   const char* name;
   int words;

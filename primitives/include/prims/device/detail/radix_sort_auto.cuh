@@ -10,7 +10,8 @@
 //      histograms it estimates how many keys share a random key's top msd bits, its bucket:
 //        E = n * C_1 * ... * C_k,   C_j = sum over digits d of (count_jd / n)^2,
 //      exact where the digits are independent (C_j is the chance that two keys share digit j): 8 to 16 keys for
-//      evenly spread keys (the hybrid's average bucket), n for keys that are all equal. The hybrid is taken when E <= AutoChoice::max_expected_bucket.
+//      evenly spread keys (the hybrid's average bucket), n for keys that are all equal. The hybrid is taken when
+//      E <= AutoChoice::max_expected_bucket.
 //      The kernel then writes the hybrid's passes' trivial flags and its lowest pass's digit starts (its other
 //      passes read the LSD passes' starts), and marks every pass of the path not taken kPassSkipped; `skip` words
 //      turn the other launches of the path not taken into launches that return at once.

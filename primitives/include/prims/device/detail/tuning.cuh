@@ -382,8 +382,8 @@ struct TuningSm90 {
   /// registers, a few lanes a bucket: 4 up to 16 keys, 8 up to 32; 8-byte keys with values by counting), which
   /// sort every bit of a key for the cost of one read and one write. A top pass costs more than doubling the
   /// buckets up to 32 keys (u64 keys and u64/u32 pairs of 2^28 and 2^29 take three passes, not four); keys alone
-  /// sort buckets of 16 faster than a bucket of 8 plus the bit, pairs (counting: a key's work grows with its
-  /// bucket) buckets of 8. Chosen with bench/tune_sort, cases "tune_hybrid", and the trials of
+  /// sort faster with buckets of 16 than with buckets of 8 and one more top bit, pairs (by counting: a key's work
+  /// grows with its bucket) with buckets of 8. Chosen with bench/tune_sort, cases "tune_hybrid", and the trials of
   /// bench/results/2026-12-04-H200-hybrid-buckets.txt (docs/design-notes.md, "The hybrid sort").
   template <class K, class V>
   struct Hybrid {
